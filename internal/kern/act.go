@@ -3,25 +3,200 @@ package kern
 import "math"
 
 // Tanh sets dst[i] = tanh(x[i]). dst and x may be the same slice.
+// It panics if dst is shorter than x.
+//
+// float32: absolute error <= 1.2e-7 (one float32 ulp of 1) everywhere and
+// relative error <= 2 ulp; tanh(±Inf) = ±1, NaN stays NaN. float64:
+// math.Tanh.
 func Tanh[F Float](dst, x []F) {
 	checkLen("Tanh dst", len(dst), len(x))
+	if x32, ok := any(x).([]float32); ok {
+		active.tanh(any(dst).([]float32)[:len(x32)], x32)
+		return
+	}
 	for i, v := range x {
 		dst[i] = F(math.Tanh(float64(v)))
 	}
 }
 
 // Sigmoid sets dst[i] = 1/(1+exp(-x[i])). dst and x may be the same slice.
+// It panics if dst is shorter than x.
+//
+// float32: relative error <= 2 ulp where the result is a normal float32
+// (x >= -87.3); below that the result underflows towards 0 with absolute
+// error < 2e-38. Sigmoid(+Inf) = 1, Sigmoid(-Inf) = 0, NaN stays NaN.
+// float64: computed with math.Exp.
 func Sigmoid[F Float](dst, x []F) {
 	checkLen("Sigmoid dst", len(dst), len(x))
+	if x32, ok := any(x).([]float32); ok {
+		active.sigmoid(any(dst).([]float32)[:len(x32)], x32)
+		return
+	}
 	for i, v := range x {
 		dst[i] = F(1 / (1 + math.Exp(-float64(v))))
 	}
 }
 
 // Exp sets dst[i] = exp(x[i]). dst and x may be the same slice.
+// It panics if dst is shorter than x.
+//
+// float32: relative error <= 2 ulp for results in the normal range
+// (x in [-87.3, 88.72]); x > 88.72 gives +Inf, smaller x give subnormals or
+// 0 (absolute error < 2e-38). Exp(-Inf) = 0, NaN stays NaN. float64:
+// math.Exp.
 func Exp[F Float](dst, x []F) {
 	checkLen("Exp dst", len(dst), len(x))
+	if x32, ok := any(x).([]float32); ok {
+		active.exp(any(dst).([]float32)[:len(x32)], x32)
+		return
+	}
 	for i, v := range x {
 		dst[i] = F(math.Exp(float64(v)))
+	}
+}
+
+// Log sets dst[i] = ln(x[i]) (natural logarithm). dst and x may be the same
+// slice. It panics if dst is shorter than x.
+//
+// float32: relative error <= 1 ulp (the result is computed in float64 and
+// rounded once); Log(0) = -Inf, Log(+Inf) = +Inf, Log(x < 0) = NaN, NaN
+// stays NaN. float64: math.Log.
+func Log[F Float](dst, x []F) {
+	checkLen("Log dst", len(dst), len(x))
+	if x32, ok := any(x).([]float32); ok {
+		d := any(dst).([]float32)[:len(x32)]
+		for i, v := range x32 {
+			d[i] = log32(v)
+		}
+		return
+	}
+	for i, v := range x {
+		dst[i] = F(math.Log(float64(v)))
+	}
+}
+
+// The float32 activations are evaluated in float64 arithmetic and rounded
+// once to float32, so the only error beyond the final rounding is the
+// approximation error of the polynomials below (< 1e-9 relative).
+//
+// 2^t is split as t = n + f with n = round(t), |f| <= 1/2. Then
+// 2^t = 2^n · (1 + q) with q = 2^f - 1 = f·Q(f). Q is a degree-6
+// least-squares fit of (2^f - 1)/f on [-1/2, 1/2] (Chebyshev nodes, relative
+// weighting; max relative error 2.4e-10), computed for this package.
+// Keeping q separate gives expm1 accuracy for small arguments, which tanh
+// needs near 0.
+const (
+	log2e      = 1.4426950408889634 // 1/ln 2
+	roundMagic = 0x1.8p52           // adding it rounds a float64 to an integer
+	expQ0      = 0.69314718058462199
+	expQ1      = 0.24022650919521701
+	expQ2      = 0.055504107054046591
+	expQ3      = 0.0096180571220537223
+	expQ4      = 0.0013333693237182688
+	expQ5      = 0.00015461302641094367
+	expQ6      = 1.5246358757285536e-05
+)
+
+// exp2Parts returns s = 2^round(t) and q = 2^(t-round(t)) - 1, so that
+// 2^t = s·(1+q). t must lie in [-1000, 1000] or be NaN (then q is NaN).
+func exp2Parts(t float64) (s, q float64) {
+	y := t + roundMagic
+	f := t - (y - roundMagic)
+	q = f * (expQ0 + f*(expQ1+f*(expQ2+f*(expQ3+f*(expQ4+f*(expQ5+f*expQ6))))))
+	// The low bits of y's mantissa hold round(t) in two's complement;
+	// adding the bias and shifting them into the exponent field builds 2^n.
+	s = math.Float64frombits((math.Float64bits(y) + 1023) << 52)
+	return s, q
+}
+
+// exp32 returns exp(x) rounded to float32.
+func exp32(x float32) float32 {
+	t := float64(x) * log2e
+	t = min(max(t, -200), 200) // beyond ±200 the float32 result is 0 or +Inf
+	if t != t {
+		return x
+	}
+	s, q := exp2Parts(t)
+	return float32(s + s*q)
+}
+
+// sigmoid32 returns 1/(1+exp(-x)) rounded to float32.
+func sigmoid32(x float32) float32 {
+	t := -float64(x) * log2e
+	t = min(max(t, -200), 200)
+	if t != t {
+		return x
+	}
+	s, q := exp2Parts(t)
+	return float32(1 / (1 + (s + s*q)))
+}
+
+// tanh32 returns tanh(x) rounded to float32, as expm1(2|x|)/(expm1(2|x|)+2)
+// with the sign of x.
+func tanh32(x float32) float32 {
+	ax := math.Abs(float64(x))
+	t := min(2*log2e*ax, 64) // tanh(22) rounds to 1 in float64
+	if t != t {
+		return x
+	}
+	s, q := exp2Parts(t)
+	em1 := s*q + (s - 1)
+	return float32(math.Copysign(em1/(em1+2), float64(x)))
+}
+
+// Log: x = 2^e·m with m in [√½, √2), ln m = 2·atanh(u), u = (m-1)/(m+1),
+// |u| <= 0.1716, and atanh(u)/u = R(u²) with R a degree-3 least-squares fit
+// on [0, 0.1716²] (max error 7e-10), computed for this package.
+const (
+	logR0 = 0.99999999931145267
+	logR1 = 0.33333407927182729
+	logR2 = 0.19987401836259142
+	logR3 = 0.14962726249121677
+)
+
+// log32 returns ln(x) rounded to float32.
+func log32(x float32) float32 {
+	switch {
+	case x != x || x < 0:
+		return float32(math.NaN())
+	case x == 0:
+		return float32(math.Inf(-1))
+	case math.IsInf(float64(x), 1):
+		return x
+	}
+	b := math.Float32bits(x)
+	e := int(b>>23) - 127
+	if b>>23 == 0 { // subnormal: scale into the normal range
+		b = math.Float32bits(x * (1 << 23))
+		e = int(b>>23) - 127 - 23
+	}
+	m := float64(math.Float32frombits(b&0x007fffff | 0x3f800000)) // [1, 2)
+	if m > math.Sqrt2 {
+		m /= 2
+		e++
+	}
+	u := (m - 1) / (m + 1)
+	z := u * u
+	return float32(float64(e)*math.Ln2 + 2*u*(logR0+z*(logR1+z*(logR2+z*logR3))))
+}
+
+func expGo(dst, x []float32) {
+	dst = dst[:len(x)]
+	for i, v := range x {
+		dst[i] = exp32(v)
+	}
+}
+
+func sigmoidGo(dst, x []float32) {
+	dst = dst[:len(x)]
+	for i, v := range x {
+		dst[i] = sigmoid32(v)
+	}
+}
+
+func tanhGo(dst, x []float32) {
+	dst = dst[:len(x)]
+	for i, v := range x {
+		dst[i] = tanh32(v)
 	}
 }

@@ -1,0 +1,32 @@
+// Package align turns the decoder's temporal attention (a matrix of
+// characters x encoder frames) and, optionally, the CTC head's frame
+// posteriors into a strictly monotonic audio-to-text alignment in which every
+// word and character of the transcript gets a start, an end and a
+// confidence, and writes the result in common formats.
+//
+// The pieces, in pipeline order:
+//
+//   - normalize (subpackage): written text -> spoken words, with a map back
+//     to the original tokens.
+//   - Transcript: the character sequence (spoken words joined by single
+//     spaces) whose rows the attention matrix holds.
+//   - MonotonicPath: dynamic programming over the attention matrix for the
+//     best strictly monotonic segmentation into character spans, at an
+//     upsampled frame rate.
+//   - AlignText: character spans -> words with confidences; low-confidence
+//     words are interpolated; spoken words are mapped back to the original
+//     tokens so that every token of the transcript appears once, in order,
+//     spelled as given.
+//   - SplitAtSilences and Stitch: long audio is cut into pieces at pauses and
+//     the piece results are joined with their time offsets.
+//   - Formats and WriteFile: JSON, CTM, Praat TextGrid, SRT, WebVTT,
+//     Audacity labels and TSV.
+//   - BoundaryErrors and Summarize: boundary accuracy against a gold
+//     alignment.
+//   - Plot: a PNG of the spectrogram, the attention with the chosen path and
+//     the word boundaries.
+//
+// Times in results are seconds from the start of the audio. Frame indices
+// are counted at the encoder rate (T frames) or, where stated, at the
+// upsampled rate (T*upsample frames).
+package align

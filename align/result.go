@@ -1,0 +1,87 @@
+package align
+
+import (
+	"fmt"
+	"math"
+)
+
+// Word status values.
+const (
+	// StatusAligned marks a word whose times come from the alignment path.
+	StatusAligned = "aligned"
+	// StatusInterpolated marks a word whose confidence was below the
+	// threshold (or that has no spoken form): its times are interpolated
+	// between the neighbouring aligned words.
+	StatusInterpolated = "interpolated"
+)
+
+// Char is one spoken character of a word with its time span in seconds.
+type Char struct {
+	Char  string  `json:"char"`
+	Start float64 `json:"start"`
+	End   float64 `json:"end"`
+}
+
+// Word is one whitespace-separated token of the transcript, spelled exactly
+// as given, with its time span in seconds, a confidence in [0, 1] and a
+// Status (StatusAligned or StatusInterpolated). Chars holds the characters of
+// its spoken form (no spaces), possibly none.
+type Word struct {
+	Word       string  `json:"word"`
+	Start      float64 `json:"start"`
+	End        float64 `json:"end"`
+	Confidence float64 `json:"confidence"`
+	Status     string  `json:"status"`
+	Chars      []Char  `json:"chars"`
+}
+
+// Result is the alignment of one audio file: its path, its duration in
+// seconds and its words in order.
+type Result struct {
+	File     string  `json:"file"`
+	Duration float64 `json:"duration"`
+	Words    []Word  `json:"words"`
+}
+
+// Validate checks that all times are finite and non-negative, that every
+// word and character has Start <= End, that words do not go back in time
+// (each starts at or after the previous start) and that confidences lie in
+// [0, 1].
+func (r *Result) Validate() error {
+	if !finite(r.Duration) || r.Duration < 0 {
+		return fmt.Errorf("align: result %q: bad duration %v", r.File, r.Duration)
+	}
+	prev := 0.0
+	for i, w := range r.Words {
+		if !finite(w.Start) || !finite(w.End) || w.Start < 0 || w.End < w.Start {
+			return fmt.Errorf("align: word %d %q: bad times [%v, %v]", i, w.Word, w.Start, w.End)
+		}
+		if w.Start < prev {
+			return fmt.Errorf("align: word %d %q starts at %v before the previous word (%v)", i, w.Word, w.Start, prev)
+		}
+		prev = w.Start
+		if !finite(w.Confidence) || w.Confidence < 0 || w.Confidence > 1 {
+			return fmt.Errorf("align: word %d %q: confidence %v outside [0, 1]", i, w.Word, w.Confidence)
+		}
+		for j, c := range w.Chars {
+			if !finite(c.Start) || !finite(c.End) || c.Start < 0 || c.End < c.Start {
+				return fmt.Errorf("align: word %d %q char %d: bad times [%v, %v]", i, w.Word, j, c.Start, c.End)
+			}
+		}
+	}
+	return nil
+}
+
+// end returns the largest time in r: its duration or the last word end.
+func (r *Result) end() float64 {
+	e := r.Duration
+	for _, w := range r.Words {
+		e = math.Max(e, w.End)
+		for _, c := range w.Chars {
+			e = math.Max(e, c.End)
+		}
+	}
+	return e
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

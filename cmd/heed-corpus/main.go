@@ -1,0 +1,132 @@
+// Command heed-corpus builds heed's English training corpus: speech
+// synthesized with espeak-ng (with word times) and flite from cleaned
+// fortune sentences, rare dictionary words, digit strings and numbers; real
+// digits from the Free Spoken Digit Dataset (Zohar Jackson et al., CC BY-SA
+// 4.0); and augmented copies (speed, noise, reverb, telephone band, gain).
+//
+// Usage:
+//
+//	go build -tags espeak ./cmd/heed-corpus
+//	heed-corpus -out /work/corpus -hours 20
+//
+// It writes OUT/train.jsonl, OUT/dev.jsonl (clean synthetic speech of
+// sentences and espeak voices never used in training), OUT/dev_noisy.jsonl
+// (the dev utterances with noise at 10 dB SNR), OUT/fsdd_test.jsonl and
+// OUT/fsdd_test_strings.jsonl (FSDD test takes 0-4, single digits and
+// glued strings), with the audio as 16 kHz 16-bit WAV files under OUT/wav/,
+// and prints a summary to stderr. The manifest format is documented in
+// package corpus. The output depends only on the flags (and the installed
+// espeak-ng, flite and data files), not on -jobs.
+//
+// espeak-ng is not thread-safe, so the work is done by -jobs worker
+// processes: the binary re-executes itself with -worker k/N, and each
+// worker builds the same plan and does every N-th job.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+)
+
+// options holds every flag with its default.
+type options struct {
+	out        string
+	hours      float64
+	devMinutes float64
+	seed       uint64
+	jobs       int
+	fsdd       string
+	fortunes   string
+	dict       string
+	flite      string
+	fliteShare float64
+	fsddShare  float64
+	aug        float64
+	devFrac    float64
+	testGlued  int
+	worker     string
+}
+
+func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("heed-corpus", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.out, "out", "", "output `dir`ectory (required; created if missing)")
+	fs.Float64Var(&o.hours, "hours", 20, "hours of training audio to generate")
+	fs.Float64Var(&o.devMinutes, "dev-minutes", 30, "minutes of dev audio (dev.jsonl; dev_noisy.jsonl has the same utterances)")
+	fs.Uint64Var(&o.seed, "seed", 1, "random seed; the corpus is a function of the flags")
+	fs.IntVar(&o.jobs, "jobs", min(2, runtime.NumCPU()), "worker processes")
+	fs.StringVar(&o.fsdd, "fsdd", "../shared/data/fsdd", "Free Spoken Digit Dataset `dir`ectory (\"\" to leave it out)")
+	fs.StringVar(&o.fortunes, "fortunes", "/usr/share/games/fortunes", "fortune(6) data `dir`ectory (Debian packages fortunes, fortunes-min)")
+	fs.StringVar(&o.dict, "dict", "/usr/share/dict/american-english", "word list filtering sentences and giving rare words (Debian wamerican)")
+	fs.StringVar(&o.flite, "flite", "flite", "flite `binary` (\"\" to leave flite out)")
+	fs.Float64Var(&o.fliteShare, "flite-share", 0.1, "share of training hours spoken by flite")
+	fs.Float64Var(&o.fsddShare, "fsdd-share", 0.05, "share of training hours from FSDD recordings")
+	fs.Float64Var(&o.aug, "aug", 0.5, "share of training utterances augmented")
+	fs.Float64Var(&o.devFrac, "dev-fraction", 0.03, "share of prompts (by hash of the text) reserved for dev")
+	fs.IntVar(&o.testGlued, "fsdd-test-strings", 200, "glued digit strings in fsdd_test_strings.jsonl")
+	fs.StringVar(&o.worker, "worker", "", "internal: run as worker `k/N`")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: heed-corpus -out DIR [flags]\n\nBuilds heed's training corpus (see the package doc of cmd/heed-corpus).\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// errUsage marks command-line errors (exit status 2).
+var errUsage = errors.New("usage")
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	switch {
+	case err == nil:
+	case errors.Is(err, flag.ErrHelp):
+		os.Exit(0)
+	case errors.Is(err, errUsage):
+		fmt.Fprintln(os.Stderr, "heed-corpus:", err)
+		os.Exit(2)
+	default:
+		fmt.Fprintln(os.Stderr, "heed-corpus:", err)
+		os.Exit(1)
+	}
+}
+
+// run parses args and builds the corpus (or, with -worker, does one share
+// of the jobs and writes results to stdout).
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var o options
+	fs := newFlagSet(&o, stderr)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	if o.out == "" {
+		return fmt.Errorf("%w: -out is required", errUsage)
+	}
+	if o.hours < 0 || o.devMinutes < 0 || o.jobs < 1 || o.fliteShare < 0 || o.fsddShare < 0 || o.fliteShare+o.fsddShare > 1 || o.aug < 0 || o.aug > 1 || o.devFrac <= 0 || o.devFrac >= 1 || o.testGlued < 0 {
+		return fmt.Errorf("%w: flag value out of range", errUsage)
+	}
+	if !haveEspeak {
+		return errNoEspeak
+	}
+	if o.worker != "" {
+		var k, n int
+		if _, err := fmt.Sscanf(o.worker, "%d/%d", &k, &n); err != nil || n < 1 || k < 0 || k >= n {
+			return fmt.Errorf("%w: bad -worker %q", errUsage, o.worker)
+		}
+		return runWorker(ctx, &o, k, n, stdout)
+	}
+	return build(ctx, &o, args, stderr)
+}

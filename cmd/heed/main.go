@@ -1,0 +1,153 @@
+// Command heed is a speech recognizer and forced aligner.
+//
+// Usage:
+//
+//	heed <command> [flags] [arguments]
+//
+// Commands:
+//
+//	transcribe  write the words spoken in audio files
+//	align       time every word of a transcript against its audio
+//	stream      transcribe audio arriving on standard input (not yet built)
+//	train       train a model on a manifest of utterances
+//	eval        measure recognition or alignment error on a manifest
+//	features    print the log-mel filterbank features of an audio file
+//	info        describe an audio file
+//	version     print heed's version and the embedded model
+//
+// Run "heed help <command>" or "heed <command> --help" for its flags.
+//
+// Exit status: 0 on success, 1 when an input failed, 2 on a usage error.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// command is one heed verb: its usage, its flags and what it runs.
+type command struct {
+	Name  string
+	Usage string // e.g. "heed info AUDIO"
+	Short string // one line for the command list
+	Long  string // paragraphs shown by --help
+	// Flags registers the verb's flags on fs and returns the function that
+	// runs the verb with the remaining arguments.
+	Flags func(fs *flag.FlagSet) func(ctx context.Context, env *env, args []string) error
+}
+
+// env is what a command may touch of the outside world.
+type env struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+}
+
+// usageError marks an error in how heed was called (exit status 2).
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// failedError marks that some inputs failed after their problems were
+// already reported (exit status 1, nothing more to print).
+var errReported = errors.New("some inputs failed")
+
+var commands = map[string]*command{}
+
+func register(c *command) { commands[c.Name] = c }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, &env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}, os.Args[1:]))
+}
+
+// run executes heed with args (without the program name) and returns the
+// exit status.
+func run(ctx context.Context, e *env, args []string) int {
+	if len(args) == 0 {
+		printUsage(e.Stderr)
+		return 2
+	}
+	name := args[0]
+	switch name {
+	case "-h", "--help", "-help", "help":
+		if len(args) > 1 {
+			if c, ok := commands[args[1]]; ok {
+				fs := newFlagSet(c, e.Stdout)
+				c.Flags(fs)
+				fs.SetOutput(e.Stdout)
+				fs.Usage()
+				return 0
+			}
+			fmt.Fprintf(e.Stderr, "heed: unknown command %q\n", args[1])
+			return 2
+		}
+		printUsage(e.Stdout)
+		return 0
+	}
+	c, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(e.Stderr, "heed: unknown command %q; run \"heed help\" for the list\n", name)
+		return 2
+	}
+	fs := newFlagSet(c, e.Stderr)
+	runFn := c.Flags(fs)
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2 // the flag package has already printed the problem and usage
+	}
+	err := runFn(ctx, e, fs.Args())
+	if err == nil {
+		return 0
+	}
+	var ue usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(e.Stderr, "heed %s: %s\nusage: %s\nrun \"heed %s --help\" for details\n", name, ue.msg, c.Usage, name)
+		return 2
+	}
+	if !errors.Is(err, errReported) {
+		fmt.Fprintf(e.Stderr, "heed: %v\n", err)
+	}
+	return 1
+}
+
+func newFlagSet(c *command, out io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("heed "+c.Name, flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "usage: %s\n\n%s\n", c.Usage, strings.TrimSpace(c.Long))
+		hasFlags := false
+		fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+		if hasFlags {
+			fmt.Fprintf(w, "\nflags:\n")
+			fs.PrintDefaults()
+		}
+	}
+	return fs
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintf(w, "heed: speech recognition and forced alignment\n\nusage: heed <command> [flags] [arguments]\n\ncommands:\n")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-11s %s\n", n, commands[n].Short)
+	}
+	fmt.Fprintf(w, "\nrun \"heed help <command>\" for a command's flags\n")
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/heed-asr/heed/model"
+	"github.com/heed-asr/heed/model/train"
+)
+
+func init() {
+	register(&command{
+		Name:  "train",
+		Usage: "heed train --train train.jsonl [--dev dev.jsonl] --out DIR [--resume] [flags]",
+		Short: "train a model on manifests of utterances",
+		Long: `Train trains a recognizer on the utterances listed in one or more manifests
+(JSON Lines: {"audio": "x.wav", "text": "spoken words", ...}; see the README).
+It uses all cores, sorts and batches utterances by length, and writes to DIR:
+
+  checkpoint.heed  resume state (weights, optimizer, data position)
+  model.heed       the latest model, usable with heed transcribe --model
+  train.jsonl      loss, dev CER/WER and attention sharpness as JSON Lines
+  curves.png       the curves drawn
+
+A checkpoint is written every --checkpoint-every, at the end, and on Ctrl-C.
+--resume continues exactly where the last checkpoint stopped (the network
+and optimizer flags are then taken from the checkpoint).`,
+		Flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+			var trainList, dev, out string
+			var resume bool
+			cfg := model.DefaultConfig()
+			o := train.Options{}
+			fs.StringVar(&trainList, "train", "", "training manifest(s), comma-separated")
+			fs.StringVar(&dev, "dev", "", "dev manifest for CER/WER during training")
+			fs.StringVar(&out, "out", "", "output directory (created if missing)")
+			fs.BoolVar(&resume, "resume", false, "continue from DIR/checkpoint.heed")
+			steps := fs.Int("steps", 0, "stop after this many updates in all (0: no limit)")
+			dur := fs.Duration("time", 0, "stop after this much training time in this run, e.g. 2h (0: no limit)")
+			fs.IntVar(&o.BatchFrames, "batch-frames", 6000, "10 ms frames per batch (60 s of audio)")
+			fs.DurationVar(&o.CheckpointEvery, "checkpoint-every", 5*time.Minute, "checkpoint interval")
+			fs.IntVar(&o.LogEvery, "log-every", 10, "updates per log line")
+			fs.IntVar(&o.EvalEvery, "eval-every", 500, "updates between dev evaluations (0: only at the end)")
+			fs.IntVar(&o.DevMax, "dev-max", 200, "dev utterances per evaluation (0: all)")
+			workers := fs.Int("workers", runtime.NumCPU(), "data-parallel worker goroutines")
+			seed := fs.Uint64("seed", 1, "random seed (initialisation, data order, augmentation)")
+			lr := fs.Float64("lr", 1e-3, "peak learning rate (Adam)")
+			warmup := fs.Int("warmup", 500, "learning-rate warm-up updates")
+			decay := fs.String("decay", "inv_sqrt", "learning-rate decay after warm-up: inv_sqrt, cosine or constant")
+			clip := fs.Float64("clip", 5, "global gradient-norm clip")
+			specaug := fs.Bool("specaug", true, "SpecAugment time and frequency masks")
+			fs.IntVar(&cfg.EncLayers, "enc-layers", cfg.EncLayers, "encoder BiGRU layers")
+			fs.IntVar(&cfg.EncHidden, "enc-hidden", cfg.EncHidden, "encoder GRU units per direction")
+			fs.IntVar(&cfg.DecHidden, "dec-hidden", cfg.DecHidden, "decoder GRU units")
+			fs.Float64Var(&cfg.Dropout, "dropout", cfg.Dropout, "dropout between encoder layers")
+			fs.Float64Var(&cfg.CTCWeight, "ctc-weight", cfg.CTCWeight, "weight of the CTC loss (rest: attention)")
+			return func(ctx context.Context, e *env, args []string) error {
+				if len(args) > 0 {
+					return usagef("unexpected argument %q", args[0])
+				}
+				if out == "" {
+					return usagef("--out is required")
+				}
+				if trainList == "" && !resume {
+					return usagef("--train is required")
+				}
+				if trainList != "" {
+					o.Train = strings.Split(trainList, ",")
+				}
+				if err := cfg.Validate(); err != nil {
+					return usagef("%v", err)
+				}
+				o.Dev, o.OutDir, o.Resume = dev, out, resume
+				o.Model = cfg
+				o.MaxSteps, o.MaxTime = *steps, *dur
+				o.Progress = e.Stderr
+				o.Run = model.TrainConfig{
+					Workers:  *workers,
+					Seed:     *seed,
+					Adam:     model.DefaultAdam(),
+					Schedule: model.Schedule{Peak: *lr, Warmup: *warmup, Decay: *decay},
+					ClipNorm: *clip,
+				}
+				if *specaug {
+					o.Run.SpecAug = model.DefaultSpecAugment()
+				}
+				if err := o.Run.Schedule.Validate(); err != nil && *decay != "cosine" {
+					return usagef("%v", err)
+				}
+				if *decay == "cosine" {
+					if *steps <= *warmup {
+						return usagef("--decay cosine needs --steps above --warmup")
+					}
+					o.Run.Schedule.Total, o.Run.Schedule.Final = *steps, *lr/20
+				}
+				if o.LogEvery < 1 || o.BatchFrames < 100 {
+					return usagef("--log-every must be >= 1 and --batch-frames >= 100")
+				}
+				err := train.Run(ctx, o)
+				if err != nil {
+					return fmt.Errorf("train: %w", err)
+				}
+				return nil
+			}
+		},
+	})
+}

@@ -1,0 +1,174 @@
+package corpus
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/heed-asr/heed/audio"
+)
+
+// FSDDClip is one recording of the Free Spoken Digit Dataset (Zohar
+// Jackson et al., CC BY-SA 4.0), file "{digit}_{speaker}_{index}.wav".
+type FSDDClip struct {
+	Path    string
+	Digit   int    // 0..9
+	Speaker string // e.g. "george"
+	Index   int    // take number; upstream uses 0-4 for test, 5-49 for training
+	// Samples is the recording resampled to the rate given to LoadFSDD.
+	Samples []float32
+	// Start and End bound the spoken digit in Samples (sample indexes,
+	// [Start, End)), found by energy (see TrimBounds).
+	Start, End int
+}
+
+// ParseFSDDName splits an FSDD file name "{digit}_{speaker}_{index}.wav".
+func ParseFSDDName(name string) (digit int, speaker string, index int, ok bool) {
+	base, found := strings.CutSuffix(filepath.Base(name), ".wav")
+	if !found {
+		return 0, "", 0, false
+	}
+	parts := strings.Split(base, "_")
+	if len(parts) != 3 || parts[1] == "" {
+		return 0, "", 0, false
+	}
+	d, err1 := strconv.Atoi(parts[0])
+	i, err2 := strconv.Atoi(parts[2])
+	if err1 != nil || err2 != nil || d < 0 || d > 9 || i < 0 {
+		return 0, "", 0, false
+	}
+	return d, parts[1], i, true
+}
+
+// LoadFSDD reads the FSDD clips in dir whose index satisfies keep (all when
+// keep is nil), resamples them to rate Hz and finds the digit's bounds. The
+// clips are sorted by speaker, digit and index.
+func LoadFSDD(dir string, rate int, keep func(index int) bool) ([]FSDDClip, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("corpus: FSDD: %w", err)
+	}
+	var clips []FSDDClip
+	for _, e := range ents {
+		d, spk, idx, ok := ParseFSDDName(e.Name())
+		if !ok || (keep != nil && !keep(idx)) {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		x, r, err := readWAV(path)
+		if err != nil {
+			return nil, fmt.Errorf("corpus: FSDD: %w", err)
+		}
+		x = audio.Resample(x, r, rate)
+		a, b := TrimBounds(x, rate)
+		clips = append(clips, FSDDClip{Path: path, Digit: d, Speaker: spk, Index: idx, Samples: x, Start: a, End: b})
+	}
+	if len(clips) == 0 {
+		return nil, fmt.Errorf("corpus: FSDD: no clips in %s", dir)
+	}
+	sort.Slice(clips, func(i, j int) bool {
+		a, b := clips[i], clips[j]
+		if a.Speaker != b.Speaker {
+			return a.Speaker < b.Speaker
+		}
+		if a.Digit != b.Digit {
+			return a.Digit < b.Digit
+		}
+		return a.Index < b.Index
+	})
+	return clips, nil
+}
+
+// TrimBounds returns the [start, end) sample range of x holding sound:
+// the first and last 10 ms frames whose energy is within 30 dB of the
+// loudest frame. A silent x gives (0, len(x)).
+func TrimBounds(x []float32, rate int) (int, int) {
+	frame := max(1, rate/100)
+	peak := 0.0
+	for i := 0; i < len(x); i += frame {
+		peak = max(peak, meanSquare(x[i:min(len(x), i+frame)]))
+	}
+	if peak == 0 {
+		return 0, len(x)
+	}
+	thr := peak * 1e-3
+	a, b := -1, 0
+	for i := 0; i < len(x); i += frame {
+		e := min(len(x), i+frame)
+		if meanSquare(x[i:e]) >= thr {
+			if a < 0 {
+				a = i
+			}
+			b = e
+		}
+	}
+	return a, b
+}
+
+// GlueConfig controls Glue.
+type GlueConfig struct {
+	Rate      int     // sample rate of the clips, Hz
+	MinGap    float64 // shortest gap between digits, seconds (e.g. 0.05)
+	MaxGap    float64 // longest gap, seconds (e.g. 0.3)
+	Margin    float64 // audio kept around each digit's trimmed bounds, seconds (e.g. 0.01)
+	EdgeLead  float64 // quiet before the first and after the last digit, seconds
+	NoiseDBFS float64 // level of the low noise in the gaps, dBFS RMS (e.g. -60); below -150 for silence
+}
+
+// Glue joins clips (one per spoken digit) into one utterance: each clip's
+// trimmed span plus cfg.Margin on both sides, separated by random gaps of
+// cfg.MinGap..cfg.MaxGap seconds filled with low white noise. It returns the
+// samples, the text ("four five two") and the word times, which are the
+// clips' trimmed bounds in the glued audio.
+func Glue(clips []FSDDClip, cfg GlueConfig, rng *rand.Rand) ([]float32, string, []Word) {
+	margin := int(cfg.Margin * float64(cfg.Rate))
+	lead := int(cfg.EdgeLead * float64(cfg.Rate))
+	noise := math.Pow(10, cfg.NoiseDBFS/20)
+	var out []float32
+	quiet := func(n int) {
+		for range n {
+			out = append(out, float32(noise*rng.NormFloat64()))
+		}
+	}
+	words := make([]Word, len(clips))
+	names := make([]string, len(clips))
+	quiet(lead)
+	for i, c := range clips {
+		if i > 0 {
+			gap := cfg.MinGap + (cfg.MaxGap-cfg.MinGap)*rng.Float64()
+			quiet(int(gap * float64(cfg.Rate)))
+		}
+		a := max(0, c.Start-margin)
+		b := min(len(c.Samples), c.End+margin)
+		base := len(out) - a
+		out = append(out, c.Samples[a:b]...)
+		names[i] = digitNames[c.Digit]
+		words[i] = Word{
+			Word:  names[i],
+			Start: roundTime(float64(base+c.Start) / float64(cfg.Rate)),
+			End:   roundTime(float64(base+c.End) / float64(cfg.Rate)),
+		}
+	}
+	quiet(lead)
+	return out, strings.Join(names, " "), words
+}
+
+// DigitStringLength draws the length of a glued digit string: phone-number
+// lengths (7, 10), years (4), and codes of 2-10 digits.
+func DigitStringLength(rng *rand.Rand) int {
+	switch rng.IntN(5) {
+	case 0:
+		return 7
+	case 1:
+		return 10
+	case 2:
+		return 4
+	default:
+		return 2 + rng.IntN(9)
+	}
+}

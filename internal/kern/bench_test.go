@@ -1,0 +1,87 @@
+package kern
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+)
+
+// benchProduct times one layout/shape for every registered implementation
+// and for gonum's blas32.Gemm on the same operands, reporting GFLOP/s.
+func benchProduct(b *testing.B, l layout, m, k, n int) {
+	r := rand.New(rand.NewPCG(3, 4))
+	a, bm := randSlice(r, m*k), randSlice(r, k*n)
+	c := make([]float32, m*n)
+	flops := 2 * float64(m) * float64(k) * float64(n)
+	report := func(b *testing.B) {
+		b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	}
+	for _, im := range impls {
+		b.Run(im.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				matMul32(im, l, c, a, bm, m, k, n, false)
+			}
+			report(b)
+		})
+	}
+	b.Run("gonum", func(b *testing.B) {
+		ta, tb := blas.NoTrans, blas.NoTrans
+		ga := blas32.General{Rows: m, Cols: k, Stride: k, Data: a}
+		gb := blas32.General{Rows: k, Cols: n, Stride: n, Data: bm}
+		switch l {
+		case layoutNT:
+			tb = blas.Trans
+			gb = blas32.General{Rows: n, Cols: k, Stride: k, Data: bm}
+		case layoutTN:
+			ta = blas.Trans
+			ga = blas32.General{Rows: k, Cols: m, Stride: m, Data: a}
+		}
+		gc := blas32.General{Rows: m, Cols: n, Stride: n, Data: c}
+		b.ReportAllocs()
+		for b.Loop() {
+			blas32.Gemm(ta, tb, 1, ga, gb, 0, gc)
+		}
+		report(b)
+	})
+}
+
+// BenchmarkMatMul is the reference shape C[256×384] = A[256×320]·B[320×384]
+// in the three layouts.
+func BenchmarkMatMul(b *testing.B) {
+	for _, ly := range layouts {
+		b.Run(ly.name, func(b *testing.B) { benchProduct(b, ly.l, 256, 320, 384) })
+	}
+}
+
+// BenchmarkMatMulShapes covers the project's other shapes: input
+// projections (m = time steps), the per-step recurrence (m = 1) and small
+// batches.
+func BenchmarkMatMulShapes(b *testing.B) {
+	shapes := []struct {
+		l       layout
+		m, k, n int
+	}{
+		{layoutNT, 1000, 80, 768},
+		{layoutNT, 500, 576, 384},
+		{layoutNN, 500, 384, 576},
+		{layoutTN, 384, 500, 576},
+		{layoutNT, 1, 256, 768},
+		{layoutNT, 1, 128, 384},
+		{layoutNN, 1, 768, 256},
+		{layoutNN, 1, 384, 128},
+		{layoutTN, 1, 256, 768},
+		{layoutNT, 4, 256, 768},
+		{layoutNT, 8, 256, 768},
+		{layoutNN, 4, 768, 256},
+		{layoutTN, 4, 256, 768},
+		{layoutTN, 768, 1, 256},
+	}
+	for _, s := range shapes {
+		name := fmt.Sprintf("%s/m%d_k%d_n%d", layouts[s.l].name, s.m, s.k, s.n)
+		b.Run(name, func(b *testing.B) { benchProduct(b, s.l, s.m, s.k, s.n) })
+	}
+}

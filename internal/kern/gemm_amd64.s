@@ -1,0 +1,728 @@
+//go:build amd64
+
+#include "textflag.h"
+
+// maskTab holds eight all-ones int32 lanes followed by eight zero lanes.
+// Loading 8 lanes from byte offset 4*(8-r) gives a mask whose first r lanes
+// are set, for VMASKMOVPS tails of r = 1..7 elements.
+DATA maskTab<>+0(SB)/8, $0xffffffffffffffff
+DATA maskTab<>+8(SB)/8, $0xffffffffffffffff
+DATA maskTab<>+16(SB)/8, $0xffffffffffffffff
+DATA maskTab<>+24(SB)/8, $0xffffffffffffffff
+DATA maskTab<>+32(SB)/8, $0
+DATA maskTab<>+40(SB)/8, $0
+DATA maskTab<>+48(SB)/8, $0
+DATA maskTab<>+56(SB)/8, $0
+GLOBL maskTab<>(SB), RODATA|NOPTR, $64
+
+// LOADMASK sets Y15 to the tail mask for r = n&7 lanes, r in 1..7, using
+// the scratch registers t and u.
+#define LOADMASK(n, t, u) \
+	MOVQ n, t \
+	ANDQ $7, t \
+	NEGQ t \
+	LEAQ maskTab<>+32(SB), u \
+	VMOVDQU (u)(t*4), Y15
+
+// ---------------------------------------------------------------------------
+// Packed micro-kernels. a is a packed A micro-panel (kc × 6, element (i,p) at
+// a[p*6+i]); b is a packed B micro-panel (kc × NR, element (p,j) at
+// b[p*NR+j]). The kernel computes the full 6×NR tile T = Apanel·Bpanel and
+// stores C[i*ldc+j] = T[i][j], or adds T to C when acc != 0. ldc is in
+// elements.
+
+// func sgemmKernelAVX2(kc int, a, b, c *float32, ldc int, acc int)
+TEXT ·sgemmKernelAVX2(SB), NOSPLIT, $0-48
+	MOVQ kc+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ c+24(FP), DX
+	MOVQ ldc+32(FP), R8
+	SHLQ $2, R8
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	TESTQ CX, CX
+	JEQ   avx2store
+
+	// Two k steps per iteration while at least two remain.
+	MOVQ CX, BX
+	SHRQ $1, BX
+	JEQ  avx2one
+
+avx2loop2:
+	PREFETCHT0 512(DI)
+	VMOVUPS      (DI), Y12
+	VMOVUPS      32(DI), Y13
+	VBROADCASTSS (SI), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 4(SI), Y15
+	VFMADD231PS  Y12, Y15, Y2
+	VFMADD231PS  Y13, Y15, Y3
+	VBROADCASTSS 8(SI), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 12(SI), Y15
+	VFMADD231PS  Y12, Y15, Y6
+	VFMADD231PS  Y13, Y15, Y7
+	VBROADCASTSS 16(SI), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 20(SI), Y15
+	VFMADD231PS  Y12, Y15, Y10
+	VFMADD231PS  Y13, Y15, Y11
+
+	VMOVUPS      64(DI), Y12
+	VMOVUPS      96(DI), Y13
+	VBROADCASTSS 24(SI), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 28(SI), Y15
+	VFMADD231PS  Y12, Y15, Y2
+	VFMADD231PS  Y13, Y15, Y3
+	VBROADCASTSS 32(SI), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 36(SI), Y15
+	VFMADD231PS  Y12, Y15, Y6
+	VFMADD231PS  Y13, Y15, Y7
+	VBROADCASTSS 40(SI), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 44(SI), Y15
+	VFMADD231PS  Y12, Y15, Y10
+	VFMADD231PS  Y13, Y15, Y11
+
+	ADDQ $48, SI
+	ADDQ $128, DI
+	DECQ BX
+	JNZ  avx2loop2
+
+avx2one:
+	ANDQ $1, CX
+	JEQ  avx2store
+	VMOVUPS      (DI), Y12
+	VMOVUPS      32(DI), Y13
+	VBROADCASTSS (SI), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 4(SI), Y15
+	VFMADD231PS  Y12, Y15, Y2
+	VFMADD231PS  Y13, Y15, Y3
+	VBROADCASTSS 8(SI), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 12(SI), Y15
+	VFMADD231PS  Y12, Y15, Y6
+	VFMADD231PS  Y13, Y15, Y7
+	VBROADCASTSS 16(SI), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS 20(SI), Y15
+	VFMADD231PS  Y12, Y15, Y10
+	VFMADD231PS  Y13, Y15, Y11
+
+avx2store:
+	MOVQ acc+40(FP), AX
+	TESTQ AX, AX
+	JEQ  avx2put
+	VADDPS (DX), Y0, Y0
+	VADDPS 32(DX), Y1, Y1
+	VMOVUPS Y0, (DX)
+	VMOVUPS Y1, 32(DX)
+	ADDQ R8, DX
+	VADDPS (DX), Y2, Y2
+	VADDPS 32(DX), Y3, Y3
+	VMOVUPS Y2, (DX)
+	VMOVUPS Y3, 32(DX)
+	ADDQ R8, DX
+	VADDPS (DX), Y4, Y4
+	VADDPS 32(DX), Y5, Y5
+	VMOVUPS Y4, (DX)
+	VMOVUPS Y5, 32(DX)
+	ADDQ R8, DX
+	VADDPS (DX), Y6, Y6
+	VADDPS 32(DX), Y7, Y7
+	VMOVUPS Y6, (DX)
+	VMOVUPS Y7, 32(DX)
+	ADDQ R8, DX
+	VADDPS (DX), Y8, Y8
+	VADDPS 32(DX), Y9, Y9
+	VMOVUPS Y8, (DX)
+	VMOVUPS Y9, 32(DX)
+	ADDQ R8, DX
+	VADDPS (DX), Y10, Y10
+	VADDPS 32(DX), Y11, Y11
+	VMOVUPS Y10, (DX)
+	VMOVUPS Y11, 32(DX)
+	VZEROUPPER
+	RET
+
+avx2put:
+	VMOVUPS Y0, (DX)
+	VMOVUPS Y1, 32(DX)
+	ADDQ R8, DX
+	VMOVUPS Y2, (DX)
+	VMOVUPS Y3, 32(DX)
+	ADDQ R8, DX
+	VMOVUPS Y4, (DX)
+	VMOVUPS Y5, 32(DX)
+	ADDQ R8, DX
+	VMOVUPS Y6, (DX)
+	VMOVUPS Y7, 32(DX)
+	ADDQ R8, DX
+	VMOVUPS Y8, (DX)
+	VMOVUPS Y9, 32(DX)
+	ADDQ R8, DX
+	VMOVUPS Y10, (DX)
+	VMOVUPS Y11, 32(DX)
+	VZEROUPPER
+	RET
+
+// func sgemmKernelAVX512(kc int, a, b, c *float32, ldc int, acc int)
+// The same 6-row kernel with NR = 32 (two ZMM registers per row).
+TEXT ·sgemmKernelAVX512(SB), NOSPLIT, $0-48
+	MOVQ kc+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ c+24(FP), DX
+	MOVQ ldc+32(FP), R8
+	SHLQ $2, R8
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	TESTQ CX, CX
+	JEQ   z512store
+
+z512loop:
+	PREFETCHT0 512(DI)
+	VMOVUPS      (DI), Z12
+	VMOVUPS      64(DI), Z13
+	VBROADCASTSS (SI), Z14
+	VFMADD231PS  Z12, Z14, Z0
+	VFMADD231PS  Z13, Z14, Z1
+	VBROADCASTSS 4(SI), Z15
+	VFMADD231PS  Z12, Z15, Z2
+	VFMADD231PS  Z13, Z15, Z3
+	VBROADCASTSS 8(SI), Z16
+	VFMADD231PS  Z12, Z16, Z4
+	VFMADD231PS  Z13, Z16, Z5
+	VBROADCASTSS 12(SI), Z17
+	VFMADD231PS  Z12, Z17, Z6
+	VFMADD231PS  Z13, Z17, Z7
+	VBROADCASTSS 16(SI), Z18
+	VFMADD231PS  Z12, Z18, Z8
+	VFMADD231PS  Z13, Z18, Z9
+	VBROADCASTSS 20(SI), Z19
+	VFMADD231PS  Z12, Z19, Z10
+	VFMADD231PS  Z13, Z19, Z11
+	ADDQ $24, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ  z512loop
+
+z512store:
+	MOVQ acc+40(FP), AX
+	TESTQ AX, AX
+	JEQ  z512put
+	VADDPS (DX), Z0, Z0
+	VADDPS 64(DX), Z1, Z1
+	VMOVUPS Z0, (DX)
+	VMOVUPS Z1, 64(DX)
+	ADDQ R8, DX
+	VADDPS (DX), Z2, Z2
+	VADDPS 64(DX), Z3, Z3
+	VMOVUPS Z2, (DX)
+	VMOVUPS Z3, 64(DX)
+	ADDQ R8, DX
+	VADDPS (DX), Z4, Z4
+	VADDPS 64(DX), Z5, Z5
+	VMOVUPS Z4, (DX)
+	VMOVUPS Z5, 64(DX)
+	ADDQ R8, DX
+	VADDPS (DX), Z6, Z6
+	VADDPS 64(DX), Z7, Z7
+	VMOVUPS Z6, (DX)
+	VMOVUPS Z7, 64(DX)
+	ADDQ R8, DX
+	VADDPS (DX), Z8, Z8
+	VADDPS 64(DX), Z9, Z9
+	VMOVUPS Z8, (DX)
+	VMOVUPS Z9, 64(DX)
+	ADDQ R8, DX
+	VADDPS (DX), Z10, Z10
+	VADDPS 64(DX), Z11, Z11
+	VMOVUPS Z10, (DX)
+	VMOVUPS Z11, 64(DX)
+	VZEROUPPER
+	RET
+
+z512put:
+	VMOVUPS Z0, (DX)
+	VMOVUPS Z1, 64(DX)
+	ADDQ R8, DX
+	VMOVUPS Z2, (DX)
+	VMOVUPS Z3, 64(DX)
+	ADDQ R8, DX
+	VMOVUPS Z4, (DX)
+	VMOVUPS Z5, 64(DX)
+	ADDQ R8, DX
+	VMOVUPS Z6, (DX)
+	VMOVUPS Z7, 64(DX)
+	ADDQ R8, DX
+	VMOVUPS Z8, (DX)
+	VMOVUPS Z9, 64(DX)
+	ADDQ R8, DX
+	VMOVUPS Z10, (DX)
+	VMOVUPS Z11, 64(DX)
+	VZEROUPPER
+	RET
+
+// ---------------------------------------------------------------------------
+// Matrix-vector kernels (AVX2 + FMA), used for few-row products.
+
+// func sgemvNAVX2(n, k int, a, b *float32, ldb int, c *float32, acc int)
+// For j < n: c[j] = dot(a[0:k], b[j*ldb : j*ldb+k]), or c[j] += that dot when
+// acc != 0. ldb is in elements.
+TEXT ·sgemvNAVX2(SB), NOSPLIT, $0-56
+	MOVQ n+0(FP), R9
+	MOVQ k+8(FP), CX
+	MOVQ a+16(FP), SI
+	MOVQ b+24(FP), DI
+	MOVQ ldb+32(FP), R8
+	SHLQ $2, R8
+	MOVQ c+40(FP), DX
+	MOVQ acc+48(FP), AX
+	TESTQ CX, CX
+	JEQ  gnzero
+	LOADMASK(CX, BX, R10)
+
+gn4:
+	CMPQ R9, $4
+	JLT  gn1
+	MOVQ DI, R10
+	LEAQ (DI)(R8*1), R11
+	LEAQ (DI)(R8*2), R12
+	LEAQ (R11)(R8*2), R13
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	XORQ BX, BX
+	MOVQ CX, R14
+	SHRQ $4, R14
+	JEQ  gn4k8
+
+gn4k16:
+	VMOVUPS     (SI)(BX*1), Y8
+	VMOVUPS     32(SI)(BX*1), Y9
+	VFMADD231PS (R10)(BX*1), Y8, Y0
+	VFMADD231PS 32(R10)(BX*1), Y9, Y1
+	VFMADD231PS (R11)(BX*1), Y8, Y2
+	VFMADD231PS 32(R11)(BX*1), Y9, Y3
+	VFMADD231PS (R12)(BX*1), Y8, Y4
+	VFMADD231PS 32(R12)(BX*1), Y9, Y5
+	VFMADD231PS (R13)(BX*1), Y8, Y6
+	VFMADD231PS 32(R13)(BX*1), Y9, Y7
+	ADDQ $64, BX
+	DECQ R14
+	JNZ  gn4k16
+
+gn4k8:
+	TESTQ $8, CX
+	JEQ   gn4tail
+	VMOVUPS     (SI)(BX*1), Y8
+	VFMADD231PS (R10)(BX*1), Y8, Y0
+	VFMADD231PS (R11)(BX*1), Y8, Y2
+	VFMADD231PS (R12)(BX*1), Y8, Y4
+	VFMADD231PS (R13)(BX*1), Y8, Y6
+	ADDQ $32, BX
+
+gn4tail:
+	TESTQ $7, CX
+	JEQ   gn4sum
+	VMASKMOVPS  (SI)(BX*1), Y15, Y8
+	VMASKMOVPS  (R10)(BX*1), Y15, Y9
+	VFMADD231PS Y9, Y8, Y1
+	VMASKMOVPS  (R11)(BX*1), Y15, Y9
+	VFMADD231PS Y9, Y8, Y3
+	VMASKMOVPS  (R12)(BX*1), Y15, Y9
+	VFMADD231PS Y9, Y8, Y5
+	VMASKMOVPS  (R13)(BX*1), Y15, Y9
+	VFMADD231PS Y9, Y8, Y7
+
+gn4sum:
+	VADDPS Y1, Y0, Y0
+	VADDPS Y3, Y2, Y2
+	VADDPS Y5, Y4, Y4
+	VADDPS Y7, Y6, Y6
+	VHADDPS Y2, Y0, Y0
+	VHADDPS Y6, Y4, Y4
+	VHADDPS Y4, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	TESTQ AX, AX
+	JEQ  gn4put
+	VADDPS (DX), X0, X0
+
+gn4put:
+	VMOVUPS X0, (DX)
+	ADDQ $16, DX
+	LEAQ (DI)(R8*4), DI
+	SUBQ $4, R9
+	JMP  gn4
+
+gn1:
+	TESTQ R9, R9
+	JEQ   gndone
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	XORQ BX, BX
+	MOVQ CX, R14
+	SHRQ $4, R14
+	JEQ  gn1k8
+
+gn1k16:
+	VMOVUPS     (SI)(BX*1), Y8
+	VMOVUPS     32(SI)(BX*1), Y9
+	VFMADD231PS (DI)(BX*1), Y8, Y0
+	VFMADD231PS 32(DI)(BX*1), Y9, Y1
+	ADDQ $64, BX
+	DECQ R14
+	JNZ  gn1k16
+
+gn1k8:
+	TESTQ $8, CX
+	JEQ   gn1tail
+	VMOVUPS     (SI)(BX*1), Y8
+	VFMADD231PS (DI)(BX*1), Y8, Y0
+	ADDQ $32, BX
+
+gn1tail:
+	TESTQ $7, CX
+	JEQ   gn1sum
+	VMASKMOVPS  (SI)(BX*1), Y15, Y8
+	VMASKMOVPS  (DI)(BX*1), Y15, Y9
+	VFMADD231PS Y9, Y8, Y1
+
+gn1sum:
+	VADDPS Y1, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VHADDPS X0, X0, X0
+	VHADDPS X0, X0, X0
+	TESTQ AX, AX
+	JEQ  gn1put
+	VADDSS (DX), X0, X0
+
+gn1put:
+	VMOVSS X0, (DX)
+	ADDQ $4, DX
+	ADDQ R8, DI
+	DECQ R9
+	JMP  gn1
+
+gnzero:
+	// k == 0: the dot products are all zero.
+	TESTQ AX, AX
+	JNE  gndone
+	TESTQ R9, R9
+	JEQ  gndone
+
+gnzeroloop:
+	MOVL $0, (DX)
+	ADDQ $4, DX
+	DECQ R9
+	JNZ  gnzeroloop
+
+gndone:
+	VZEROUPPER
+	RET
+
+// func sgemvTAVX2(n, k int, a *float32, inca int, b *float32, ldb int, c *float32, acc int)
+// For j < n: c[j] = sum over p < k of a[p*inca]*b[p*ldb+j], or c[j] += that
+// sum when acc != 0. inca and ldb are in elements.
+TEXT ·sgemvTAVX2(SB), NOSPLIT, $0-64
+	MOVQ n+0(FP), R9
+	MOVQ k+8(FP), CX
+	MOVQ a+16(FP), SI
+	MOVQ inca+24(FP), R11
+	SHLQ $2, R11
+	MOVQ b+32(FP), DI
+	MOVQ ldb+40(FP), R8
+	SHLQ $2, R8
+	MOVQ c+48(FP), DX
+	MOVQ acc+56(FP), AX
+	TESTQ R9, R9
+	JEQ  gtdone
+	LOADMASK(R9, BX, R10)
+
+gt64:
+	CMPQ R9, $64
+	JLT  gt8
+	TESTQ AX, AX
+	JEQ  gt64zero
+	VMOVUPS (DX), Y0
+	VMOVUPS 32(DX), Y1
+	VMOVUPS 64(DX), Y2
+	VMOVUPS 96(DX), Y3
+	VMOVUPS 128(DX), Y4
+	VMOVUPS 160(DX), Y5
+	VMOVUPS 192(DX), Y6
+	VMOVUPS 224(DX), Y7
+	JMP  gt64k
+
+gt64zero:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+
+gt64k:
+	MOVQ SI, R12
+	MOVQ DI, R10
+	MOVQ CX, R13
+	TESTQ R13, R13
+	JEQ  gt64put
+
+gt64loop:
+	VBROADCASTSS (R12), Y8
+	VFMADD231PS  (R10), Y8, Y0
+	VFMADD231PS  32(R10), Y8, Y1
+	VFMADD231PS  64(R10), Y8, Y2
+	VFMADD231PS  96(R10), Y8, Y3
+	VFMADD231PS  128(R10), Y8, Y4
+	VFMADD231PS  160(R10), Y8, Y5
+	VFMADD231PS  192(R10), Y8, Y6
+	VFMADD231PS  224(R10), Y8, Y7
+	ADDQ R11, R12
+	ADDQ R8, R10
+	DECQ R13
+	JNZ  gt64loop
+
+gt64put:
+	VMOVUPS Y0, (DX)
+	VMOVUPS Y1, 32(DX)
+	VMOVUPS Y2, 64(DX)
+	VMOVUPS Y3, 96(DX)
+	VMOVUPS Y4, 128(DX)
+	VMOVUPS Y5, 160(DX)
+	VMOVUPS Y6, 192(DX)
+	VMOVUPS Y7, 224(DX)
+	ADDQ $256, DX
+	ADDQ $256, DI
+	SUBQ $64, R9
+	JMP  gt64
+
+gt8:
+	CMPQ R9, $8
+	JLT  gttail
+	TESTQ AX, AX
+	JEQ  gt8zero
+	VMOVUPS (DX), Y0
+	JMP  gt8k
+
+gt8zero:
+	VXORPS Y0, Y0, Y0
+
+gt8k:
+	VXORPS Y1, Y1, Y1
+	MOVQ SI, R12
+	MOVQ DI, R10
+	MOVQ CX, R13
+	TESTQ R13, R13
+	JEQ  gt8put
+
+gt8loop:
+	VBROADCASTSS (R12), Y8
+	VFMADD231PS  (R10), Y8, Y0
+	ADDQ R11, R12
+	ADDQ R8, R10
+	DECQ R13
+	JNZ  gt8loop
+
+gt8put:
+	VMOVUPS Y0, (DX)
+	ADDQ $32, DX
+	ADDQ $32, DI
+	SUBQ $8, R9
+	JMP  gt8
+
+gttail:
+	TESTQ R9, R9
+	JEQ  gtdone
+	VXORPS Y0, Y0, Y0
+	TESTQ AX, AX
+	JEQ  gttailk
+	VMASKMOVPS (DX), Y15, Y0
+
+gttailk:
+	MOVQ SI, R12
+	MOVQ DI, R10
+	MOVQ CX, R13
+	TESTQ R13, R13
+	JEQ  gttailput
+
+gttailloop:
+	VBROADCASTSS (R12), Y8
+	VMASKMOVPS   (R10), Y15, Y9
+	VFMADD231PS  Y9, Y8, Y0
+	ADDQ R11, R12
+	ADDQ R8, R10
+	DECQ R13
+	JNZ  gttailloop
+
+gttailput:
+	VMASKMOVPS Y0, Y15, (DX)
+
+gtdone:
+	VZEROUPPER
+	RET
+
+// ---------------------------------------------------------------------------
+// Vector helpers (AVX2 + FMA).
+
+// func sdotAVX2(n int, a, b *float32) float32
+TEXT ·sdotAVX2(SB), NOSPLIT, $0-28
+	MOVQ n+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	MOVQ CX, BX
+	SHRQ $5, BX
+	JEQ  dot8
+
+dot32:
+	VMOVUPS     (SI), Y4
+	VMOVUPS     32(SI), Y5
+	VMOVUPS     64(SI), Y6
+	VMOVUPS     96(SI), Y7
+	VFMADD231PS (DI), Y4, Y0
+	VFMADD231PS 32(DI), Y5, Y1
+	VFMADD231PS 64(DI), Y6, Y2
+	VFMADD231PS 96(DI), Y7, Y3
+	ADDQ $128, SI
+	ADDQ $128, DI
+	DECQ BX
+	JNZ  dot32
+
+dot8:
+	MOVQ CX, BX
+	ANDQ $31, BX
+	SHRQ $3, BX
+	JEQ  dottail
+
+dot8loop:
+	VMOVUPS     (SI), Y4
+	VFMADD231PS (DI), Y4, Y0
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ BX
+	JNZ  dot8loop
+
+dottail:
+	TESTQ $7, CX
+	JEQ   dotsum
+	LOADMASK(CX, BX, R10)
+	VMASKMOVPS  (SI), Y15, Y4
+	VMASKMOVPS  (DI), Y15, Y5
+	VFMADD231PS Y5, Y4, Y1
+
+dotsum:
+	VADDPS Y1, Y0, Y0
+	VADDPS Y3, Y2, Y2
+	VADDPS Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VHADDPS X0, X0, X0
+	VHADDPS X0, X0, X0
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// func saxpyAVX2(n int, alpha float32, x, dst *float32)
+// dst[i] += alpha*x[i] for i < n.
+TEXT ·saxpyAVX2(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	VBROADCASTSS alpha+8(FP), Y8
+	MOVQ x+16(FP), SI
+	MOVQ dst+24(FP), DI
+	MOVQ CX, BX
+	SHRQ $5, BX
+	JEQ  axpy8
+
+axpy32:
+	VMOVUPS     (DI), Y0
+	VMOVUPS     32(DI), Y1
+	VMOVUPS     64(DI), Y2
+	VMOVUPS     96(DI), Y3
+	VFMADD231PS (SI), Y8, Y0
+	VFMADD231PS 32(SI), Y8, Y1
+	VFMADD231PS 64(SI), Y8, Y2
+	VFMADD231PS 96(SI), Y8, Y3
+	VMOVUPS     Y0, (DI)
+	VMOVUPS     Y1, 32(DI)
+	VMOVUPS     Y2, 64(DI)
+	VMOVUPS     Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	DECQ BX
+	JNZ  axpy32
+
+axpy8:
+	MOVQ CX, BX
+	ANDQ $31, BX
+	SHRQ $3, BX
+	JEQ  axpytail
+
+axpy8loop:
+	VMOVUPS     (DI), Y0
+	VFMADD231PS (SI), Y8, Y0
+	VMOVUPS     Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ BX
+	JNZ  axpy8loop
+
+axpytail:
+	TESTQ $7, CX
+	JEQ   axpydone
+	LOADMASK(CX, BX, R10)
+	VMASKMOVPS  (DI), Y15, Y0
+	VMASKMOVPS  (SI), Y15, Y1
+	VFMADD231PS Y1, Y8, Y0
+	VMASKMOVPS  Y0, Y15, (DI)
+
+axpydone:
+	VZEROUPPER
+	RET

@@ -1,0 +1,405 @@
+// Package beam implements label-synchronous beam search for an attention
+// decoder, with optional joint CTC prefix scoring (Watanabe et al. 2017;
+// Hori et al. 2017) and shallow fusion of a language model. It knows nothing
+// about the network: the decoder is reached through the Decoder interface,
+// the CTC head through a (T, V) matrix of log-probabilities, and the LM
+// through the LM interface.
+//
+// # Scores
+//
+// For a hypothesis y of n labels (the end-of-sentence token not counted)
+// the search ranks by
+//
+//	Score = (1−λ)·log p_att(y) + λ·log p_ctc(y) + μ·log p_lm(y) + β·n
+//
+// where λ = Options.CTCWeight, μ = Options.LMWeight, β = Options.LengthBonus.
+// For a live (unfinished) hypothesis log p_ctc is the CTC prefix probability;
+// for a finished one, the probability of exactly y. β is a per-label bonus
+// (as in ESPnet's "penalty"), chosen over dividing by len^α because it keeps
+// scores additive, so the end-of-search test below stays exact.
+//
+// # Search
+//
+// Each step expands every live hypothesis: the decoder (and the LM, over the
+// whole vocabulary) scores all V next tokens, the best K by
+// (1−λ)·att + μ·lm are kept ("pre-beam", K = Options.PreBeam, as ESPnet's
+// pre_beam_ratio), the end-of-sentence token is always added (its CTC score
+// costs O(1)), and only those candidates are scored with CTC. Of all
+// candidates, the Beam best survive; those ending in EOS are finished and
+// leave the beam. The search stops when no live hypothesis can still beat the
+// best finished one: the att, CTC and LM terms never increase as a
+// hypothesis grows, so with β = 0 that is when the best finished score is at
+// least the best live score, and with β > 0 when it is at least the best live
+// score plus β times the labels still allowed. At MaxLen labels every live
+// hypothesis is ended with EOS.
+//
+// # Complexity
+//
+// With B = Beam, K = PreBeam, L output labels and T frames, one step costs
+// B decoder steps, B·V LM scores, O(B·V log K) to pick candidates, and
+// O(B·K·T) for the CTC prefix scores, which dominate: O(L·B·K·T) overall,
+// versus O(L·B·V·T) without the pre-beam. A CTC state holds 2·T float64s;
+// states are recycled between steps.
+package beam
+
+import (
+	"math"
+	"sort"
+)
+
+// Decoder is one hypothesis' decoder state machine.
+type Decoder interface {
+	// Step consumes token prev and writes natural-log probabilities over
+	// the vocabulary into logp (len V); returns the successor state (must
+	// not modify the receiver, so hypotheses can share a parent). The
+	// search feeds Options.EOS as prev for the first step. The values
+	// must be ≤ 0 (log-softmax output) for the stopping rule to be exact.
+	Step(prev int, logp []float32) Decoder
+}
+
+// LMState is an LM's opaque state for one hypothesis. A character n-gram
+// model can pack its last N−1 tokens into it; other models may use it as a
+// handle into storage of their own.
+type LMState uint64
+
+// LM is a token-level language model used for shallow fusion.
+type LM interface {
+	// Start returns the state at the start of a sentence.
+	Start() LMState
+	// Score returns the natural-log probability of tok after state st
+	// and the state after tok. tok may be the end-of-sentence token.
+	Score(st LMState, tok int) (logp float32, next LMState)
+}
+
+// Options controls Search. The zero value is not usable: Beam must be set.
+type Options struct {
+	// Beam is the number of hypotheses kept per step (≥ 1) and the maximum
+	// number returned.
+	Beam int
+	// PreBeam is the number of candidate tokens per hypothesis that get a
+	// CTC score. 0 means ⌈1.5·Beam⌉ (capped at V). Ignored when CTCWeight
+	// is 0; when CTCWeight is 1 every token is scored.
+	PreBeam int
+	// MaxLen is the maximum number of output labels, EOS excluded. 0
+	// means T, the number of CTC frames (the most CTC can emit).
+	MaxLen int
+	// EOS is the end-of-sentence token. It is also the first prev fed to
+	// the decoder and the CTC blank index.
+	EOS int
+	// CTCWeight is λ in [0, 1]; 0 disables CTC prefix scoring.
+	CTCWeight float64
+	// LMWeight is μ ≥ 0; 0 (or a nil LM) disables the LM.
+	LMWeight float64
+	// LengthBonus is β, added to the score per output label (EOS
+	// excluded); ≥ 0. Counteracts the bias toward short outputs.
+	LengthBonus float64
+}
+
+// Hypothesis is one finished output of Search.
+type Hypothesis struct {
+	Tokens   []int   // output labels, EOS excluded
+	Score    float64 // combined score (see package doc)
+	AttScore float64 // log p_att(Tokens, EOS) under the decoder
+	CTCScore float64 // log p_ctc(Tokens) (0 when CTCWeight is 0)
+	LMScore  float64 // log p_lm(Tokens, EOS) (0 without an LM)
+}
+
+// hyp is a live or finished hypothesis during the search.
+type hyp struct {
+	tokens  []int
+	dec     Decoder // state that has consumed every token before last
+	last    int     // last token fed (EOS for the empty hypothesis)
+	att     float64
+	ctc     float64
+	lm      float64
+	score   float64
+	ctcSt   *CTCState
+	lmSt    LMState
+	decNext Decoder // decoder after consuming last (set during expansion)
+}
+
+// candidate is one scored extension of a live hypothesis.
+type candidate struct {
+	parent int // index into live
+	tok    int
+	att    float64
+	ctc    float64
+	lm     float64
+	score  float64
+	ctcSt  *CTCState
+	lmSt   LMState
+}
+
+// Search runs beam search from the decoder state start and returns up to
+// Beam finished hypotheses, best first. ctcLogProbs holds T frames of V
+// natural-log CTC probabilities (row-major (T, V), blank = Options.EOS); it
+// may be nil with T = 0 when CTCWeight is 0. lm may be nil. start may be nil
+// only when CTCWeight is 1 (pure CTC prefix search, optionally with the LM).
+//
+// Search panics on invalid options or shapes: Beam < 1, V < 2, EOS outside
+// [0, V), CTCWeight outside [0, 1], negative LMWeight or LengthBonus,
+// CTCWeight > 0 without T·V log-probabilities, or MaxLen = 0 with T = 0.
+// It returns no hypotheses only when every candidate scored −Inf.
+func Search(start Decoder, ctcLogProbs []float32, T, V int, lm LM, opt Options) []Hypothesis {
+	lambda, mu, beta := opt.CTCWeight, opt.LMWeight, opt.LengthBonus
+	switch {
+	case opt.Beam < 1:
+		panic("beam: Options.Beam must be at least 1")
+	case V < 2:
+		panic("beam: vocabulary needs at least 2 tokens")
+	case opt.EOS < 0 || opt.EOS >= V:
+		panic("beam: Options.EOS out of range")
+	case !(lambda >= 0 && lambda <= 1):
+		panic("beam: Options.CTCWeight must be in [0, 1]")
+	case !(mu >= 0) || !(beta >= 0):
+		panic("beam: Options.LMWeight and LengthBonus must be non-negative")
+	case lambda > 0 && (T < 1 || len(ctcLogProbs) < T*V):
+		panic("beam: CTCWeight > 0 needs (T, V) CTC log-probabilities")
+	case start == nil && lambda != 1:
+		panic("beam: nil decoder requires CTCWeight 1")
+	}
+	maxLen := opt.MaxLen
+	if maxLen <= 0 {
+		if T < 1 {
+			panic("beam: Options.MaxLen must be set when T is 0")
+		}
+		maxLen = T
+	}
+	useLM := lm != nil && mu != 0
+	useCTC := lambda > 0
+	useAtt := start != nil
+	eos := opt.EOS
+
+	// K: candidates per hypothesis. Without CTC only a hypothesis' Beam
+	// best tokens can enter the global top Beam, so K = Beam is exact.
+	K := opt.Beam
+	if useCTC {
+		K = opt.PreBeam
+		if K <= 0 {
+			K = int(math.Ceil(1.5 * float64(opt.Beam)))
+		}
+		if lambda == 1 {
+			K = V // att weight is 0, so the pre-beam score is uninformative
+		}
+	}
+	if K > V {
+		K = V
+	}
+
+	var scorer *CTCPrefixScorer
+	var pool []*CTCState
+	getState := func() *CTCState {
+		if n := len(pool); n > 0 {
+			st := pool[n-1]
+			pool = pool[:n-1]
+			return st
+		}
+		return nil
+	}
+	putState := func(st *CTCState) {
+		if st != nil {
+			pool = append(pool, st)
+		}
+	}
+
+	root := &hyp{dec: start, last: eos}
+	if useCTC {
+		scorer = NewCTCPrefixScorer(ctcLogProbs, T, V, eos)
+		root.ctcSt = scorer.Initial()
+		root.ctc = root.ctcSt.Score
+	}
+	if useLM {
+		root.lmSt = lm.Start()
+	}
+
+	live := []*hyp{root}
+	var finished []*hyp
+	logp := make([]float32, V)   // (V) decoder output
+	lmLogp := make([]float64, V) // (V) LM log-probs
+	lmNext := make([]LMState, V) // (V) LM successor states
+	pre := make([]float64, V)    // (V) pre-beam scores
+	top := make([]int, 0, K+1)   // candidate token ids of one hypothesis
+	var cands []candidate
+
+	for n := 0; len(live) > 0; n++ {
+		cands = cands[:0]
+		for hi, h := range live {
+			if useAtt {
+				h.decNext = h.dec.Step(h.last, logp)
+			}
+			if useLM {
+				for tok := 0; tok < V; tok++ {
+					lp, nx := lm.Score(h.lmSt, tok)
+					lmLogp[tok], lmNext[tok] = float64(lp), nx
+				}
+			}
+			top = top[:0]
+			if n < maxLen {
+				for tok := 0; tok < V; tok++ {
+					s := 0.0
+					if useAtt {
+						s = (1 - lambda) * float64(logp[tok])
+					}
+					if useLM {
+						s += mu * lmLogp[tok]
+					}
+					pre[tok] = s
+				}
+				top = topK(top, pre, K)
+			}
+			if !contains(top, eos) {
+				top = append(top, eos) // at MaxLen, EOS is the only choice
+			}
+			for _, tok := range top {
+				c := candidate{parent: hi, tok: tok, att: h.att, ctc: h.ctc, lm: h.lm}
+				if useAtt {
+					c.att += float64(logp[tok])
+				}
+				if useLM {
+					c.lm += lmLogp[tok]
+					c.lmSt = lmNext[tok]
+				}
+				if useCTC {
+					if tok == eos {
+						c.ctc = scorer.Final(h.ctcSt)
+					} else {
+						c.ctcSt = scorer.Extend(getState(), h.ctcSt, tok)
+						c.ctc = c.ctcSt.Score
+					}
+				}
+				c.score = (1-lambda)*c.att + lambda*c.ctc + mu*c.lm
+				length := len(h.tokens)
+				if tok != eos {
+					length++
+				}
+				c.score += beta * float64(length)
+				if math.IsInf(c.score, -1) || math.IsNaN(c.score) {
+					putState(c.ctcSt)
+					continue
+				}
+				cands = append(cands, c)
+			}
+		}
+
+		// Keep the Beam best candidates; the stable sort breaks ties by
+		// hypothesis order, then token order.
+		sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
+		var next []*hyp
+		for i, c := range cands {
+			if i >= opt.Beam {
+				putState(c.ctcSt)
+				continue
+			}
+			p := live[c.parent]
+			h := &hyp{att: c.att, ctc: c.ctc, lm: c.lm, score: c.score, lmSt: c.lmSt}
+			h.tokens = p.tokens
+			if c.tok != eos {
+				h.tokens = append(p.tokens[:len(p.tokens):len(p.tokens)], c.tok)
+				h.dec, h.last, h.ctcSt = p.decNext, c.tok, c.ctcSt
+				next = append(next, h)
+				continue
+			}
+			finished = append(finished, h)
+		}
+		for _, h := range live {
+			putState(h.ctcSt)
+		}
+		live = next
+		if len(finished) > 0 && len(live) > 0 && !canImprove(live, finished, beta, maxLen) {
+			break
+		}
+	}
+
+	sort.SliceStable(finished, func(i, j int) bool { return finished[i].score > finished[j].score })
+	if len(finished) > opt.Beam {
+		finished = finished[:opt.Beam]
+	}
+	out := make([]Hypothesis, len(finished))
+	for i, h := range finished {
+		out[i] = Hypothesis{
+			Tokens: append([]int(nil), h.tokens...),
+			Score:  h.score, AttScore: h.att, CTCScore: h.ctc, LMScore: h.lm,
+		}
+	}
+	return out
+}
+
+// canImprove reports whether some live hypothesis could still reach a score
+// above the best finished one: its att, CTC and LM terms can only fall, and
+// it can gain at most β per label still allowed.
+func canImprove(live, finished []*hyp, beta float64, maxLen int) bool {
+	best := math.Inf(-1)
+	for _, h := range finished {
+		best = math.Max(best, h.score)
+	}
+	for _, h := range live {
+		bound := h.score + beta*float64(maxLen-len(h.tokens))
+		if bound > best {
+			return true
+		}
+	}
+	return false
+}
+
+// topK appends to dst the indices of the k largest values of s, largest
+// first, ties broken by the smaller index.
+func topK(dst []int, s []float64, k int) []int {
+	base := len(dst)
+	for i, v := range s {
+		n := len(dst) - base
+		if n == k && v <= s[dst[len(dst)-1]] {
+			continue
+		}
+		if n < k {
+			dst = append(dst, i)
+		} else {
+			dst[len(dst)-1] = i
+		}
+		// Insertion sort the new entry into place.
+		for j := len(dst) - 1; j > base && s[dst[j]] > s[dst[j-1]]; j-- {
+			dst[j], dst[j-1] = dst[j-1], dst[j]
+		}
+	}
+	return dst
+}
+
+func contains(s []int, x int) bool {
+	for _, v := range s {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// Greedy decodes by taking the most probable token at every step (the first
+// one on ties) until EOS or maxLen labels, after which EOS is forced. V is
+// the vocabulary size and eos the end-of-sentence token, also fed as the
+// first prev. It equals Search with Beam 1 and no CTC or LM.
+func Greedy(start Decoder, V, eos, maxLen int) Hypothesis {
+	if V < 2 || eos < 0 || eos >= V || maxLen < 0 {
+		panic("beam: Greedy needs V >= 2, eos in [0, V) and maxLen >= 0")
+	}
+	logp := make([]float32, V)
+	var h Hypothesis
+	dec, prev := start, eos
+	for {
+		dec = dec.Step(prev, logp)
+		best := eos
+		if len(h.Tokens) < maxLen {
+			for tok, v := range logp {
+				if v > logp[best] || (v == logp[best] && tok < best) {
+					best = tok
+				}
+			}
+		}
+		h.AttScore += float64(logp[best])
+		if best == eos {
+			break
+		}
+		h.Tokens = append(h.Tokens, best)
+		prev = best
+	}
+	h.Score = h.AttScore
+	return h
+}

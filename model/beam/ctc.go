@@ -1,0 +1,134 @@
+package beam
+
+import "math"
+
+var negInf = math.Inf(-1)
+
+// logAdd returns log(exp(a) + exp(b)) without overflow.
+func logAdd(a, b float64) float64 {
+	if a < b {
+		a, b = b, a
+	}
+	if b == negInf {
+		return a
+	}
+	return a + math.Log1p(math.Exp(b-a))
+}
+
+// CTCPrefixScorer computes CTC prefix probabilities (Watanabe et al. 2017,
+// "Hybrid CTC/Attention Architecture for End-to-End Speech Recognition",
+// Algorithm 2): for a label prefix h, the probability that the CTC output
+// for the utterance starts with h, summed over every continuation, and, when
+// the sequence is complete, the probability that it is exactly h.
+//
+// A prefix carries two forward variables per frame, in log space: rⁿₜ(h),
+// the probability of emitting h over frames 0..t with frame t on a label
+// (non-blank), and rᵇₜ(h), the same with frame t on a blank. Extending a
+// prefix by one label costs O(T − len(h)) time; the final probability of a
+// prefix is O(1).
+//
+// The scorer only reads the log-probabilities; it is safe for concurrent use
+// as long as the CTCState values are not shared between goroutines.
+type CTCPrefixScorer struct {
+	x     []float32 // (T, V) CTC log-probabilities
+	t, v  int
+	blank int
+}
+
+// CTCState is the forward state of one label prefix.
+type CTCState struct {
+	r     []float64 // (T, 2): r[2t] = log rⁿₜ, r[2t+1] = log rᵇₜ
+	last  int       // last label of the prefix; -1 for the empty prefix
+	n     int       // prefix length in labels
+	Score float64   // natural-log prefix probability ψ(h)
+}
+
+// Len returns the prefix length in labels.
+func (s *CTCState) Len() int { return s.n }
+
+// NewCTCPrefixScorer returns a scorer over logp, which holds T frames of V
+// natural-log probabilities each (row-major, (T, V)); blank is the blank
+// label's index. It panics if T < 1, V < 2, len(logp) < T·V, or blank is
+// out of range. The scorer keeps logp without copying it.
+func NewCTCPrefixScorer(logp []float32, T, V, blank int) *CTCPrefixScorer {
+	if T < 1 || V < 2 {
+		panic("beam: CTC scorer needs T >= 1 and V >= 2")
+	}
+	if len(logp) < T*V {
+		panic("beam: CTC log-probabilities shorter than T*V")
+	}
+	if blank < 0 || blank >= V {
+		panic("beam: CTC blank index out of range")
+	}
+	return &CTCPrefixScorer{x: logp[:T*V], t: T, v: V, blank: blank}
+}
+
+// Initial returns the state of the empty prefix, whose prefix probability is
+// 1 (Score 0).
+func (s *CTCPrefixScorer) Initial() *CTCState {
+	st := &CTCState{r: make([]float64, 2*s.t), last: -1}
+	acc := 0.0
+	for t := 0; t < s.t; t++ {
+		acc += float64(s.x[t*s.v+s.blank])
+		st.r[2*t] = negInf
+		st.r[2*t+1] = acc
+	}
+	return st
+}
+
+// Extend computes the state of the prefix g followed by label c into dst and
+// returns dst; dst.Score is then the log prefix probability of g+c, which is
+// −Inf when g+c has more labels than there are frames. A nil dst, or one
+// made for a different T, is replaced by a new state. dst must not be g.
+// Extend panics if c is the blank or out of range.
+func (s *CTCPrefixScorer) Extend(dst, g *CTCState, c int) *CTCState {
+	if c < 0 || c >= s.v || c == s.blank {
+		panic("beam: CTC Extend with blank or out-of-range label")
+	}
+	if dst == g {
+		panic("beam: CTC Extend into its own parent")
+	}
+	if dst == nil || len(dst.r) != 2*s.t {
+		dst = &CTCState{r: make([]float64, 2*s.t)}
+	}
+	dst.last, dst.n = c, g.n+1
+	r, gr, x, v := dst.r, g.r, s.x, s.v
+
+	// g+c needs at least n+1 frames: frames before g.n are impossible
+	// (the empty prefix may start emitting c at frame 0).
+	start := g.n
+	psi := negInf
+	if g.n == 0 {
+		r[0], r[1] = float64(x[c]), negInf
+		psi = r[0]
+		start = 1
+	}
+	if start > s.t {
+		start = s.t
+	}
+	for t := 0; t < start && g.n > 0; t++ {
+		r[2*t], r[2*t+1] = negInf, negInf
+	}
+	repeat := c == g.last
+	xb := s.blank
+	for t := start; t < s.t; t++ {
+		// φ: probability of g ending at t−1 such that c may start at t.
+		phi := gr[2*(t-1)+1]
+		if !repeat {
+			phi = logAdd(phi, gr[2*(t-1)])
+		}
+		xc := float64(x[t*v+c])
+		r[2*t] = logAdd(r[2*(t-1)], phi) + xc
+		r[2*t+1] = logAdd(r[2*(t-1)+1], r[2*(t-1)]) + float64(x[t*v+xb])
+		psi = logAdd(psi, phi+xc)
+	}
+	dst.Score = psi
+	return dst
+}
+
+// Final returns the natural-log probability that the complete CTC label
+// sequence is exactly the prefix of g (the score of g followed by <eos>).
+func (s *CTCPrefixScorer) Final(g *CTCState) float64 {
+	T := s.t - 1
+	return logAdd(g.r[2*T], g.r[2*T+1])
+}

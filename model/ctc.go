@@ -1,0 +1,133 @@
+package model
+
+import (
+	"math"
+
+	"github.com/heed-asr/heed/internal/kern"
+)
+
+// CTC (Graves et al. 2006) with blank = token 0 (<eos>). The extended label
+// sequence l' interleaves blanks: [∅, l1, ∅, l2, ..., lU, ∅], S = 2U+1.
+// Forward variables α_t(s) include the emission at t, backward variables
+// β_t(s) exclude it, so occupancy γ_t(s) = exp(α_t(s) + β_t(s) - log P).
+// Everything is accumulated in float64 in log space.
+
+// ctcScratch holds the forward-backward tables.
+type ctcScratch struct {
+	alpha, beta []float64 // (T, S)
+	ext         []int     // (S)
+}
+
+// ctcFeasible reports whether labels (no blanks) fit in T frames: CTC needs
+// one frame per label plus one blank between equal neighbours.
+func ctcFeasible(labels []int, T int) bool {
+	need := len(labels)
+	for i := 1; i < len(labels); i++ {
+		if labels[i] == labels[i-1] {
+			need++
+		}
+	}
+	return need <= T
+}
+
+func logAdd(a, b float64) float64 {
+	if a < b {
+		a, b = b, a
+	}
+	if math.IsInf(b, -1) {
+		return a
+	}
+	return a + math.Log1p(math.Exp(b-a))
+}
+
+// ctcLoss returns -log P(labels | logp) for per-frame log-probabilities
+// logp (T, V) and labels (U) without blanks. When dlogp (T, V) is not nil it
+// adds scale·∂loss/∂logp = -scale·(occupancy of each token) into it. The
+// loss is +Inf (and nothing is added) when the labels cannot fit in T frames.
+func ctcLoss[F kern.Float](sc *ctcScratch, dlogp, logp []F, T, V int, labels []int, scale float64) float64 {
+	U := len(labels)
+	S := 2*U + 1
+	if T == 0 || !ctcFeasible(labels, T) {
+		return math.Inf(1)
+	}
+	sc.ext = grow(sc.ext, S)
+	for s := range sc.ext {
+		if s%2 == 0 {
+			sc.ext[s] = 0
+		} else {
+			sc.ext[s] = labels[s/2]
+		}
+	}
+	ext := sc.ext
+	sc.alpha = grow(sc.alpha, T*S)
+	sc.beta = grow(sc.beta, T*S)
+	ninf := math.Inf(-1)
+	al, be := sc.alpha, sc.beta
+	lp := func(t, s int) float64 { return float64(logp[t*V+ext[s]]) }
+	// skip reports whether s may be entered from s-2.
+	skip := func(s int) bool { return s >= 2 && ext[s] != 0 && ext[s] != ext[s-2] }
+
+	for s := 0; s < S; s++ {
+		al[s] = ninf
+	}
+	al[0] = lp(0, 0)
+	if S > 1 {
+		al[1] = lp(0, 1)
+	}
+	for t := 1; t < T; t++ {
+		prev, cur := al[(t-1)*S:t*S], al[t*S:(t+1)*S]
+		for s := 0; s < S; s++ {
+			v := prev[s]
+			if s >= 1 {
+				v = logAdd(v, prev[s-1])
+			}
+			if skip(s) {
+				v = logAdd(v, prev[s-2])
+			}
+			if math.IsInf(v, -1) {
+				cur[s] = ninf
+			} else {
+				cur[s] = v + lp(t, s)
+			}
+		}
+	}
+	last := al[(T-1)*S : T*S]
+	logP := last[S-1]
+	if S > 1 {
+		logP = logAdd(logP, last[S-2])
+	}
+	if dlogp == nil {
+		return -logP
+	}
+
+	for s := 0; s < S; s++ {
+		be[(T-1)*S+s] = ninf
+	}
+	be[(T-1)*S+S-1] = 0
+	if S > 1 {
+		be[(T-1)*S+S-2] = 0
+	}
+	for t := T - 2; t >= 0; t-- {
+		next, cur := be[(t+1)*S:(t+2)*S], be[t*S:(t+1)*S]
+		for s := 0; s < S; s++ {
+			v := next[s] + lp(t+1, s)
+			if s+1 < S {
+				v = logAdd(v, next[s+1]+lp(t+1, s+1))
+			}
+			if s+2 < S && skip(s+2) {
+				v = logAdd(v, next[s+2]+lp(t+1, s+2))
+			}
+			cur[s] = v
+		}
+	}
+	for t := 0; t < T; t++ {
+		d := dlogp[t*V : (t+1)*V]
+		for s := 0; s < S; s++ {
+			g := al[t*S+s] + be[t*S+s] - logP
+			if g > -745 {
+				d[ext[s]] -= F(scale * math.Exp(g))
+			}
+		}
+	}
+	return -logP
+}

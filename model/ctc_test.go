@@ -1,0 +1,127 @@
+package model
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// bruteCTC sums the probability of every path of length T over V tokens
+// that collapses (merge repeats, drop blanks) to labels.
+func bruteCTC(logp []float64, T, V int, labels []int) float64 {
+	path := make([]int, T)
+	var total float64
+	var rec func(t int)
+	rec = func(t int) {
+		if t == T {
+			var out []int
+			prev := -1
+			for _, k := range path {
+				if k != prev && k != 0 {
+					out = append(out, k)
+				}
+				prev = k
+			}
+			if len(out) != len(labels) {
+				return
+			}
+			for i := range out {
+				if out[i] != labels[i] {
+					return
+				}
+			}
+			lp := 0.0
+			for tt, k := range path {
+				lp += logp[tt*V+k]
+			}
+			total += math.Exp(lp)
+			return
+		}
+		for k := 0; k < V; k++ {
+			path[t] = k
+			rec(t + 1)
+		}
+	}
+	rec(0)
+	return -math.Log(total)
+}
+
+func TestCTCBruteForce(t *testing.T) {
+	const tol = 1e-12
+	const V = 4
+	tests := []struct {
+		T      int
+		labels []int
+	}{
+		{4, []int{1}}, {4, []int{1, 2}}, {4, []int{1, 1}}, {5, []int{2, 1, 2}},
+		{3, []int{3, 3}}, {5, []int{}}, {1, []int{2}}, {4, []int{1, 2, 3, 1}},
+	}
+	for _, tc := range tests {
+		t.Run("", func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(30, uint64(tc.T)))
+			logp := randVec(rng, tc.T*V, 2)
+			for i := 0; i < tc.T; i++ {
+				logSoftmax(logp[i*V:(i+1)*V], logp[i*V:(i+1)*V])
+			}
+			var sc ctcScratch
+			got := ctcLoss(&sc, nil, logp, tc.T, V, tc.labels, 1)
+			want := bruteCTC(logp, tc.T, V, tc.labels)
+			if math.Abs(got-want) > tol*math.Max(1, math.Abs(want)) {
+				t.Errorf("T=%d labels=%v: ctc %.15g, brute force %.15g", tc.T, tc.labels, got, want)
+			}
+		})
+	}
+}
+
+func TestCTCInfeasible(t *testing.T) {
+	tests := []struct {
+		T      int
+		labels []int
+		ok     bool
+	}{{2, []int{1, 1}, false}, {3, []int{1, 1}, true}, {2, []int{1, 2}, true}, {1, []int{1, 2}, false}, {0, nil, false}}
+	for _, tc := range tests {
+		logp := make([]float64, tc.T*3)
+		var sc ctcScratch
+		l := ctcLoss(&sc, nil, logp, tc.T, 3, tc.labels, 1)
+		if tc.ok == math.IsInf(l, 1) {
+			t.Errorf("T=%d labels=%v: loss %g, feasible %v", tc.T, tc.labels, l, tc.ok)
+		}
+	}
+}
+
+func TestCTCGrad(t *testing.T) {
+	const T, V = 6, 5
+	tests := [][]int{{1, 2}, {3, 3, 1}, {}, {4, 2, 4, 1}}
+	for _, labels := range tests {
+		t.Run("", func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(31, uint64(len(labels))))
+			logits := randVec(rng, T*V, 2)
+			logp := make([]float64, T*V)
+			var sc ctcScratch
+			const scale = 0.3
+			f := func() float64 {
+				for i := 0; i < T; i++ {
+					logSoftmax(logp[i*V:(i+1)*V], logits[i*V:(i+1)*V])
+				}
+				return scale * ctcLoss(&sc, nil, logp, T, V, labels, 0)
+			}
+			f()
+			d := make([]float64, T*V)
+			ctcLoss(&sc, d, logp, T, V, labels, scale)
+			// Each frame's occupancies sum to 1: the gradient row sums to -scale.
+			for i := 0; i < T; i++ {
+				var s float64
+				for _, v := range d[i*V : (i+1)*V] {
+					s += v
+				}
+				if math.Abs(s+scale) > 1e-12 {
+					t.Fatalf("frame %d occupancy sums to %g, want %g", i, -s, scale)
+				}
+			}
+			for i := 0; i < T; i++ {
+				logSoftmaxBackward(d[i*V:(i+1)*V], d[i*V:(i+1)*V], logp[i*V:(i+1)*V])
+			}
+			checkGrad(t, "logits", logits, d, f)
+		})
+	}
+}

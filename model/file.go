@@ -1,0 +1,113 @@
+package model
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/heed-asr/heed/features"
+	"github.com/heed-asr/heed/model/modelfile"
+)
+
+// FileFormat names heed's recognizer models in the model-file header.
+const FileFormat = "heed-model"
+
+// Meta is the JSON header of a heed model file: everything besides the
+// weights that is needed to run the model, and what it was trained on.
+type Meta struct {
+	Format   string          `json:"format"`   // FileFormat
+	Config   Config          `json:"config"`   // network hyperparameters and vocabulary
+	Features features.Config `json:"features"` // filterbank settings the model was trained with
+	CMVN     features.CMVN   `json:"cmvn"`     // per-dimension feature normalisation
+	Training TrainingInfo    `json:"training"` // provenance
+}
+
+// TrainingInfo records how a model was made.
+type TrainingInfo struct {
+	Data     []string `json:"data,omitempty"`     // training manifests
+	Hours    float64  `json:"hours,omitempty"`    // hours of training audio
+	Steps    int      `json:"steps"`              // optimizer updates
+	Epochs   float64  `json:"epochs,omitempty"`   // passes over the training data
+	Seconds  float64  `json:"seconds,omitempty"`  // wall-clock training time
+	Date     string   `json:"date,omitempty"`     // RFC 3339 date of the last update
+	DevCER   float64  `json:"dev_cer,omitempty"`  // character error rate on the dev set when saved
+	Comments string   `json:"comments,omitempty"` // free text
+}
+
+// Bundle is a loaded model file: the network and its metadata.
+type Bundle struct {
+	Meta Meta
+	Net  *Model
+}
+
+// Save writes b to path atomically (a temp file renamed into place) with the
+// given tensor storage type.
+func (b *Bundle) Save(path string, dtype modelfile.DType) error {
+	b.Meta.Format = FileFormat
+	b.Meta.Config = b.Net.Cfg
+	ts := b.Net.P.Tensors()
+	out := make([]modelfile.Tensor, len(ts))
+	for i, t := range ts {
+		out[i] = modelfile.Tensor{Name: t.Name, Shape: t.Shape, Data: t.Data}
+	}
+	return modelfile.WriteFile(path, b.Meta, out, dtype)
+}
+
+// LoadFile reads a model file from path and checks it completely.
+func LoadFile(path string) (*Bundle, error) {
+	f, err := modelfile.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	b, err := fromFile(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return b, nil
+}
+
+// LoadBytes reads a model file held in memory (such as the embedded model).
+func LoadBytes(data []byte) (*Bundle, error) {
+	f, err := modelfile.ReadBytes(data)
+	if err != nil {
+		return nil, err
+	}
+	return fromFile(f)
+}
+
+func fromFile(f *modelfile.File) (*Bundle, error) {
+	var meta Meta
+	if err := json.Unmarshal(f.Header, &meta); err != nil {
+		return nil, fmt.Errorf("model header: %w", err)
+	}
+	if meta.Format != FileFormat {
+		return nil, fmt.Errorf("not a heed recognizer model (format %q, want %q)", meta.Format, FileFormat)
+	}
+	if err := meta.Config.Validate(); err != nil {
+		return nil, err
+	}
+	if err := meta.Features.Validate(); err != nil {
+		return nil, fmt.Errorf("model features: %w", err)
+	}
+	if meta.Features.NumMel != meta.Config.NumMel {
+		return nil, fmt.Errorf("model features have %d mel bins, network expects %d", meta.Features.NumMel, meta.Config.NumMel)
+	}
+	if err := meta.CMVN.Validate(); err != nil {
+		return nil, fmt.Errorf("model cmvn: %w", err)
+	}
+	if meta.CMVN.Dim() != meta.Config.NumMel {
+		return nil, fmt.Errorf("model cmvn has %d dimensions, network expects %d", meta.CMVN.Dim(), meta.Config.NumMel)
+	}
+	p := NewParams[float32](meta.Config)
+	ts := p.Tensors()
+	if len(f.Tensors) != len(ts) {
+		return nil, fmt.Errorf("model has %d tensors, config %+v needs %d", len(f.Tensors), meta.Config, len(ts))
+	}
+	for _, t := range ts {
+		data, err := f.Tensor(t.Name, t.Shape...)
+		if err != nil {
+			return nil, err
+		}
+		copy(t.Data, data)
+	}
+	return &Bundle{Meta: meta, Net: NewNet(p)}, nil
+}

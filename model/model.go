@@ -1,0 +1,199 @@
+package model
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/heed-asr/heed/internal/kern"
+)
+
+// Net is the network for inference: configuration plus parameters. Model
+// (float32) is the production instance; Net[float64] exists for tests.
+// Methods are safe for concurrent use as long as P is not modified.
+type Net[F kern.Float] struct {
+	Cfg Config
+	P   *Params[F]
+	// SerialEncoder runs the two encoder directions on one goroutine
+	// (by default they run on two).
+	SerialEncoder bool
+
+	pool sync.Pool // *stepScratch[F]
+}
+
+// Model is the production (float32) network.
+type Model = Net[float32]
+
+// NewNet wraps parameters p (whose Cfg is used) as a network.
+func NewNet[F kern.Float](p *Params[F]) *Net[F] {
+	return &Net[F]{Cfg: p.Cfg, P: p}
+}
+
+// EncOutput is one encoded utterance.
+type EncOutput[F kern.Float] struct {
+	T           int // encoder frames (Stack input frames each; 30 ms by default)
+	H           []F // (T, 2H) encoder outputs
+	CTCLogProbs []F // (T, V) CTC log-probabilities (token 0 is the blank)
+	Vhb         []F // (T, A) attention keys V h_j + b, precomputed for the decoder
+}
+
+// Encoded is the production (float32) encoder output.
+type Encoded = EncOutput[float32]
+
+// Encode runs the encoder and the CTC head over feats (frames, NumMel),
+// CMVN-normalised log-mel frames. frames may be 0 (T = 0). It panics if feats
+// is shorter than frames*NumMel.
+func (m *Net[F]) Encode(feats []F, frames int) *EncOutput[F] {
+	cfg := &m.Cfg
+	if frames < 0 || len(feats) < frames*cfg.NumMel {
+		panic(fmt.Sprintf("model: Encode feats has %d values, need %d frames of %d", len(feats), frames, cfg.NumMel))
+	}
+	if frames == 0 {
+		return &EncOutput[F]{}
+	}
+	var c encCache[F]
+	encoderForward(&c, m.P, feats, frames, nil, !m.SerialEncoder)
+	T, H2, V, A := c.T, cfg.EncDim(), cfg.V(), cfg.AttDim
+	e := &EncOutput[F]{T: T, H: c.Out(), CTCLogProbs: make([]F, T*V), Vhb: make([]F, T*A)}
+	linearForward(e.CTCLogProbs, e.H, m.P.CTCW, m.P.CTCB, T, H2, V)
+	for t := 0; t < T; t++ {
+		logSoftmax(e.CTCLogProbs[t*V:(t+1)*V], e.CTCLogProbs[t*V:(t+1)*V])
+	}
+	linearForward(e.Vhb, e.H, m.P.AttV, m.P.AttB, T, H2, A)
+	return e
+}
+
+// DecoderState is the attention decoder's state between output steps. Step
+// advances it in place; Clone it to branch (beam search).
+type DecoderState[F kern.Float] struct {
+	S   []F // (D) decoder GRU state s_i
+	C   []F // (2H) attention context c_i
+	Att []F // (T) attention weights a_i of the last step (a_0: one-hot on frame 0)
+	// Pos is the median frame of Att: the centre of the next step's local
+	// window [Pos-WindowLeft, Pos+WindowRight]. A streaming decoder needs
+	// encoder frames up to Pos+WindowRight before the next Step.
+	Pos   int
+	Steps int // output steps taken
+}
+
+// DecState is the production (float32) decoder state.
+type DecState = DecoderState[float32]
+
+// Clone returns a deep copy of st.
+func (st *DecoderState[F]) Clone() *DecoderState[F] {
+	return &DecoderState[F]{
+		S:     append([]F(nil), st.S...),
+		C:     append([]F(nil), st.C...),
+		Att:   append([]F(nil), st.Att...),
+		Pos:   st.Pos,
+		Steps: st.Steps,
+	}
+}
+
+// StartDecoder returns the initial state for enc: s_0 = 0, c_0 = 0, a_0
+// one-hot on frame 0.
+func (m *Net[F]) StartDecoder(enc *EncOutput[F]) *DecoderState[F] {
+	st := &DecoderState[F]{
+		S:   make([]F, m.Cfg.DecHidden),
+		C:   make([]F, m.Cfg.EncDim()),
+		Att: make([]F, enc.T),
+	}
+	if enc.T > 0 {
+		st.Att[0] = 1
+	}
+	return st
+}
+
+// stepScratch is Step's per-call scratch, pooled in Net.
+type stepScratch[F kern.Float] struct {
+	x, gx, gh, pre, rzn, ghn []F
+	s, ctx, aPrev, z, o      []F
+	ac                       attStep[F]
+	sc                       attScratch[F]
+}
+
+// Step advances st by one output step given the previous token prev (EOS
+// for the first step) and writes the log-probabilities of the next token
+// into logp (V). The step's attention weights are left in st.Att. The local
+// window is used when Cfg.DecodeWindow is set. It panics if enc is empty or
+// len(logp) < V.
+func (m *Net[F]) Step(enc *EncOutput[F], st *DecoderState[F], prev int, logp []F) {
+	cfg := &m.Cfg
+	T, E, D, H2, V := enc.T, cfg.EmbedDim, cfg.DecHidden, cfg.EncDim(), cfg.V()
+	if T == 0 {
+		panic("model: Step on an empty encoding")
+	}
+	if len(logp) < V {
+		panic("model: Step logp shorter than the vocabulary")
+	}
+	if prev < 0 || prev >= V {
+		panic(fmt.Sprintf("model: Step token %d out of range", prev))
+	}
+	sc, _ := m.pool.Get().(*stepScratch[F])
+	if sc == nil {
+		sc = &stepScratch[F]{}
+	}
+	sc.x, sc.gx, sc.gh, sc.pre = grow(sc.x, E+H2), grow(sc.gx, 3*D), grow(sc.gh, 3*D), grow(sc.pre, 3*D)
+	sc.rzn, sc.ghn, sc.s, sc.ctx = grow(sc.rzn, 3*D), grow(sc.ghn, D), grow(sc.s, D), grow(sc.ctx, H2)
+	sc.aPrev, sc.z, sc.o = grow(sc.aPrev, T), grow(sc.z, D+H2), grow(sc.o, D)
+	copy(sc.aPrev, st.Att)
+
+	lo, hi := windowOf(cfg, T, st.Pos, cfg.DecodeWindow)
+	decStepForward(m.P, &sc.ac, &sc.sc, enc.Vhb, enc.H, T, prev, st.S, st.C, sc.aPrev, lo, hi,
+		sc.x, sc.gx, sc.gh, sc.pre, sc.rzn, sc.ghn, sc.s, sc.ctx, st.Att)
+	copy(st.S, sc.s)
+	copy(st.C, sc.ctx)
+	st.Pos = lo + median(st.Att[lo:hi+1])
+	st.Steps++
+
+	// Output layer: o = tanh(W_o [s; c] + b_o), logp = log-softmax(W_out o + b_out).
+	copy(sc.z[:D], st.S)
+	copy(sc.z[D:], st.C)
+	linearForward(sc.o, sc.z, m.P.OutWo, m.P.OutBo, 1, D+H2, D)
+	kern.Tanh(sc.o, sc.o)
+	linearForward(logp[:V], sc.o, m.P.OutW, m.P.OutB, 1, D, V)
+	logSoftmax(logp[:V], logp[:V])
+	m.pool.Put(sc)
+}
+
+// Greedy decodes enc by taking the most likely token at each step until
+// <eos> or maxLen tokens. It returns the tokens (without <eos>) and the
+// attention weights of every step taken (T each; the last row is the <eos>
+// step when decoding stopped there). An empty encoding gives no tokens.
+func (m *Net[F]) Greedy(enc *EncOutput[F], maxLen int) (ids []int, att [][]F) {
+	if enc.T == 0 {
+		return nil, nil
+	}
+	st := m.StartDecoder(enc)
+	logp := make([]F, m.Cfg.V())
+	prev := EOS
+	for len(ids) < maxLen {
+		m.Step(enc, st, prev, logp)
+		att = append(att, append([]F(nil), st.Att...))
+		id := argmax(logp)
+		if id == EOS {
+			break
+		}
+		ids = append(ids, id)
+		prev = id
+	}
+	return ids, att
+}
+
+// ForceAlign runs the decoder teacher-forced on ids followed by <eos> and
+// returns the attention matrix: len(ids)+1 rows of T weights, row i being
+// the attention while emitting ids[i] (the last row: <eos>). It panics on an
+// empty encoding or an id out of range.
+func (m *Net[F]) ForceAlign(enc *EncOutput[F], ids []int) [][]F {
+	st := m.StartDecoder(enc)
+	logp := make([]F, m.Cfg.V())
+	att := make([][]F, 0, len(ids)+1)
+	prev := EOS
+	for i := 0; i <= len(ids); i++ {
+		m.Step(enc, st, prev, logp)
+		att = append(att, append([]F(nil), st.Att...))
+		if i < len(ids) {
+			prev = ids[i]
+		}
+	}
+	return att
+}

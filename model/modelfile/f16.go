@@ -1,0 +1,68 @@
+package modelfile
+
+import "math"
+
+// F32ToF16 returns the IEEE 754 binary16 bit pattern nearest to f, rounding
+// ties to even. Magnitudes too large for binary16 (≥ 65520) become ±Inf,
+// magnitudes below 2⁻¹⁴ become subnormals (or ±0 below 2⁻²⁵), and NaN stays
+// NaN with its sign and the top of its payload, always quiet.
+func F32ToF16(f float32) uint16 {
+	b := math.Float32bits(f)
+	sign := uint16(b>>16) & 0x8000
+	exp := int(b>>23) & 0xff
+	man := b & 0x7fffff
+	if exp == 0xff {
+		if man == 0 {
+			return sign | 0x7c00
+		}
+		return sign | 0x7e00 | uint16(man>>13)
+	}
+	e := exp - 127 + 15 // biased binary16 exponent
+	if e >= 0x1f {
+		return sign | 0x7c00
+	}
+	if e <= 0 {
+		// Subnormal result: value = k·2⁻²⁴ with k = m·2^(exp-126).
+		if e < -10 {
+			return sign // below half the smallest subnormal
+		}
+		m := man | 0x800000
+		shift := uint(14 - e)
+		k := m >> shift
+		rem := m & (1<<shift - 1)
+		half := uint32(1) << (shift - 1)
+		if rem > half || (rem == half && k&1 == 1) {
+			k++ // may carry into the smallest normal, which encodes correctly
+		}
+		return sign | uint16(k)
+	}
+	h := uint16(e)<<10 | uint16(man>>13)
+	rem := man & 0x1fff
+	if rem > 0x1000 || (rem == 0x1000 && h&1 == 1) {
+		h++ // a carry into the exponent is correct, up to +Inf
+	}
+	return sign | h
+}
+
+// F16ToF32 returns the float32 value of the binary16 bit pattern h. The
+// conversion is exact.
+func F16ToF32(h uint16) float32 {
+	sign := uint32(h&0x8000) << 16
+	exp := uint32(h>>10) & 0x1f
+	man := uint32(h & 0x3ff)
+	switch exp {
+	case 0x1f:
+		return math.Float32frombits(sign | 0x7f800000 | man<<13)
+	case 0:
+		if man == 0 {
+			return math.Float32frombits(sign)
+		}
+		e := uint32(127 - 15 + 1)
+		for man&0x400 == 0 {
+			man <<= 1
+			e--
+		}
+		return math.Float32frombits(sign | e<<23 | (man&0x3ff)<<13)
+	}
+	return math.Float32frombits(sign | (exp+127-15)<<23 | man<<13)
+}

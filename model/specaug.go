@@ -1,0 +1,55 @@
+package model
+
+import (
+	"math/rand/v2"
+
+	"github.com/heed-asr/heed/internal/kern"
+)
+
+// SpecAugment masks input features (Park et al. 2019, without time warping):
+// FreqMasks bands of up to FreqWidth mel bins and TimeMasks spans of up to
+// TimeWidth frames (and at most TimeRatio of the utterance each, when
+// TimeRatio > 0) are set to 0, the mean of CMVN-normalised features. The zero
+// value masks nothing.
+type SpecAugment struct {
+	FreqMasks int     `json:"freq_masks"`
+	FreqWidth int     `json:"freq_width"` // bins
+	TimeMasks int     `json:"time_masks"`
+	TimeWidth int     `json:"time_width"` // 10 ms frames
+	TimeRatio float64 `json:"time_ratio"` // cap on one time mask as a fraction of frames
+}
+
+// DefaultSpecAugment returns 2 frequency masks of up to 15 bins and 2 time
+// masks of up to 40 frames (at most 20% of the utterance each).
+func DefaultSpecAugment() SpecAugment {
+	return SpecAugment{FreqMasks: 2, FreqWidth: 15, TimeMasks: 2, TimeWidth: 40, TimeRatio: 0.2}
+}
+
+// Apply masks feats (frames, numMel) in place, drawing widths and positions
+// from rng (deterministic for its state).
+func (s SpecAugment) Apply(feats []float32, frames, numMel int, rng *rand.Rand) {
+	specAugment(feats, frames, numMel, s, rng)
+}
+
+func specAugment[F kern.Float](feats []F, frames, numMel int, s SpecAugment, rng *rand.Rand) {
+	if frames <= 0 {
+		return
+	}
+	for range s.FreqMasks {
+		w := rng.IntN(min(s.FreqWidth, numMel) + 1)
+		f0 := rng.IntN(numMel - w + 1)
+		for t := 0; t < frames; t++ {
+			clear(feats[t*numMel+f0 : t*numMel+f0+w])
+		}
+	}
+	maxW := s.TimeWidth
+	if s.TimeRatio > 0 {
+		maxW = min(maxW, int(s.TimeRatio*float64(frames)))
+	}
+	maxW = min(maxW, frames)
+	for range s.TimeMasks {
+		w := rng.IntN(maxW + 1)
+		t0 := rng.IntN(frames - w + 1)
+		clear(feats[t0*numMel : (t0+w)*numMel])
+	}
+}

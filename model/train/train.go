@@ -1,0 +1,429 @@
+// Package train is heed's training loop: it reads manifests, computes
+// features, batches utterances by length, runs data-parallel Adam steps on
+// model.Trainer, evaluates on a dev set, logs JSON Lines and draws the
+// curves, and checkpoints so that a run can be stopped and resumed exactly.
+//
+// Files in the output directory:
+//
+//	checkpoint.heed  resume state: weights, Adam moments, step, data position
+//	model.heed       the latest inference model (float32), loadable by heed
+//	train.jsonl      one JSON object per log interval and per dev evaluation
+//	curves.png       training loss and dev CER against updates
+package train
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/heed-asr/heed/features"
+	"github.com/heed-asr/heed/model"
+	"github.com/heed-asr/heed/model/modelfile"
+)
+
+// Options configures a training run.
+type Options struct {
+	Train  []string // training manifests
+	Dev    string   // dev manifest ("" for none)
+	OutDir string
+	Resume bool // continue from OutDir/checkpoint.heed
+
+	Model model.Config      // network shape (ignored on resume)
+	Run   model.TrainConfig // optimizer, schedule, workers, seed
+
+	BatchFrames     int           // max 10 ms frames per batch
+	MaxSteps        int           // stop after this many updates in all (0: no limit)
+	MaxTime         time.Duration // stop after this much wall time in this run (0: no limit)
+	CheckpointEvery time.Duration // checkpoint interval
+	LogEvery        int           // updates per train log line
+	EvalEvery       int           // updates between dev evaluations
+	DevMax          int           // dev utterances evaluated (0: all)
+	Jobs            int           // feature-extraction goroutines
+
+	Progress io.Writer // human-readable progress (stderr); may be nil
+}
+
+// checkpointMeta is the JSON header of checkpoint.heed.
+type checkpointMeta struct {
+	Format    string            `json:"format"` // "heed-checkpoint"
+	Model     model.Meta        `json:"model"`
+	Run       model.TrainConfig `json:"run"`
+	Step      int               `json:"step"`       // Adam updates taken
+	Epoch     int               `json:"epoch"`      // current epoch (0-based)
+	BatchPos  int               `json:"batch_pos"`  // batches of Epoch already used
+	Elapsed   float64           `json:"elapsed"`    // training seconds so far, all runs
+	AudioSecs float64           `json:"audio_secs"` // audio seconds processed so far
+	Train     []string          `json:"train"`
+	NumUtts   int               `json:"num_utts"` // training utterances (checked on resume)
+}
+
+const checkpointFormat = "heed-checkpoint"
+
+// state is a run in progress.
+type state struct {
+	opt     Options
+	meta    checkpointMeta
+	bundle  *model.Bundle
+	trainer *model.Trainer
+	utts    []*model.Utterance
+	secs    []float64
+	dev     []devUtt
+	log     *os.File
+	started time.Time
+	// lastEval is the update of the last dev evaluation.
+	lastEval int
+}
+
+type devUtt struct {
+	u    model.Utterance
+	text string
+}
+
+func (s *state) printf(format string, args ...any) {
+	if s.opt.Progress != nil {
+		fmt.Fprintf(s.opt.Progress, format, args...)
+	}
+}
+
+// Run trains until ctx is cancelled, MaxSteps or MaxTime is reached, and
+// leaves a checkpoint and a model in OutDir. Cancellation is not an error.
+func Run(ctx context.Context, opt Options) error {
+	if err := os.MkdirAll(opt.OutDir, 0o755); err != nil {
+		return err
+	}
+	s := &state{opt: opt, started: time.Now()}
+	if err := s.load(); err != nil {
+		return err
+	}
+	lf, err := os.OpenFile(filepath.Join(opt.OutDir, "train.jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	s.log = lf
+	defer lf.Close()
+	return s.loop(ctx)
+}
+
+// load reads the data, and the checkpoint when resuming.
+func (s *state) load() error {
+	opt := s.opt
+	var ck *checkpointMeta
+	var ckFile *modelfile.File
+	if opt.Resume {
+		path := filepath.Join(opt.OutDir, "checkpoint.heed")
+		f, err := modelfile.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("resume: %w", err)
+		}
+		var m checkpointMeta
+		if err := json.Unmarshal(f.Header, &m); err != nil || m.Format != checkpointFormat {
+			return fmt.Errorf("resume: %s is not a heed checkpoint", path)
+		}
+		ck, ckFile = &m, f
+		if len(opt.Train) == 0 {
+			opt.Train = m.Train
+			s.opt.Train = m.Train
+		}
+	}
+	if len(opt.Train) == 0 {
+		return errors.New("no training manifest")
+	}
+	var all []*Utt
+	for _, path := range opt.Train {
+		t0 := time.Now()
+		utts, skipped, err := LoadManifest(path, opt.Jobs, func(done, total int) {
+			if done%500 == 0 || done == total {
+				s.printf("\rloading %s: %d/%d", path, done, total)
+			}
+		})
+		if err != nil {
+			return err
+		}
+		s.printf("\rloaded %s: %d utterances (%d skipped) in %.0fs\n", path, len(utts), skipped, time.Since(t0).Seconds())
+		all = append(all, utts...)
+	}
+	var cmvn features.CMVN
+	var cfg model.Config
+	var p *model.Params[float32]
+	if ck != nil {
+		cmvn, cfg = ck.Model.CMVN, ck.Model.Config
+		p = model.NewParams[float32](cfg)
+		for _, t := range p.Tensors() {
+			d, err := ckFile.Tensor(t.Name, t.Shape...)
+			if err != nil {
+				return fmt.Errorf("resume: %w", err)
+			}
+			copy(t.Data, d)
+		}
+		if ck.NumUtts != len(all) {
+			return fmt.Errorf("resume: the training data has %d utterances, the checkpoint was made with %d", len(all), ck.NumUtts)
+		}
+	} else {
+		cfg = opt.Model
+		cmvn = CMVNOf(all, cfg.NumMel)
+		p = model.InitParams[float32](cfg, opt.Run.Seed)
+	}
+	hours := 0.0
+	s.utts = make([]*model.Utterance, 0, len(all))
+	for _, u := range all {
+		ids, err := model.Encode(u.Text)
+		if err != nil {
+			return fmt.Errorf("%s: %w", u.Audio, err)
+		}
+		cmvn.Apply(u.Feats)
+		s.utts = append(s.utts, &model.Utterance{Feats: u.Feats, Frames: u.Frames, IDs: ids})
+		s.secs = append(s.secs, u.Seconds())
+		hours += u.Seconds() / 3600
+	}
+	if opt.Dev != "" {
+		dev, _, err := LoadManifest(opt.Dev, opt.Jobs, nil)
+		if err != nil {
+			return err
+		}
+		r := rand.New(rand.NewPCG(7, 7))
+		r.Shuffle(len(dev), func(i, j int) { dev[i], dev[j] = dev[j], dev[i] })
+		if opt.DevMax > 0 && len(dev) > opt.DevMax {
+			dev = dev[:opt.DevMax]
+		}
+		for _, u := range dev {
+			ids, err := model.Encode(u.Text)
+			if err != nil {
+				return fmt.Errorf("%s: %w", u.Audio, err)
+			}
+			cmvn.Apply(u.Feats)
+			s.dev = append(s.dev, devUtt{u: model.Utterance{Feats: u.Feats, Frames: u.Frames, IDs: ids}, text: u.Text})
+		}
+	}
+	run := opt.Run
+	if ck != nil {
+		run = ck.Run
+		run.Workers = opt.Run.Workers
+	}
+	net := model.NewNet(p)
+	tr, err := model.NewTrainer(net, run)
+	if err != nil {
+		return err
+	}
+	s.trainer = tr
+	s.bundle = &model.Bundle{Net: net, Meta: model.Meta{Config: cfg, Features: features.DefaultConfig(), CMVN: cmvn}}
+	if ck != nil {
+		s.meta = *ck
+		m, err := ckFile.Tensor("adam.m", len(p.Data))
+		if err != nil {
+			return fmt.Errorf("resume: %w", err)
+		}
+		v, err := ckFile.Tensor("adam.v", len(p.Data))
+		if err != nil {
+			return fmt.Errorf("resume: %w", err)
+		}
+		copy(tr.Opt.M, m)
+		copy(tr.Opt.V, v)
+		tr.Opt.Step = ck.Step
+		s.printf("resumed at update %d (epoch %d, batch %d), %.1f h trained before\n", ck.Step, ck.Epoch, ck.BatchPos, ck.Elapsed/3600)
+	} else {
+		s.meta = checkpointMeta{Format: checkpointFormat, Run: run, Train: opt.Train, NumUtts: len(all)}
+	}
+	s.meta.Model.Training.Data = opt.Train
+	s.meta.Model.Training.Hours = math.Round(hours*100) / 100
+	s.printf("training on %.2f h (%d utterances), %d dev utterances, %d parameters\n", hours, len(s.utts), len(s.dev), len(p.Data))
+	return nil
+}
+
+// epochBatches returns the batches of epoch e: the same for a given seed and
+// epoch, so that a resumed run continues with the same order.
+func (s *state) epochBatches(e int) [][]int {
+	rng := rand.New(rand.NewPCG(s.meta.Run.Seed, uint64(e)+1))
+	tmp := make([]*Utt, len(s.utts))
+	for i, u := range s.utts {
+		tmp[i] = &Utt{Frames: u.Frames}
+	}
+	return Batches(tmp, s.opt.BatchFrames, rng)
+}
+
+func (s *state) loop(ctx context.Context) error {
+	opt := s.opt
+	lastCk := time.Now()
+	runStart := time.Now()
+	elapsed0 := s.meta.Elapsed
+	var acc model.Loss
+	var accAudio, accTime float64
+	accSteps := 0
+	batches := s.epochBatches(s.meta.Epoch)
+	for {
+		if s.meta.BatchPos >= len(batches) {
+			s.meta.Epoch++
+			s.meta.BatchPos = 0
+			batches = s.epochBatches(s.meta.Epoch)
+		}
+		stop := ""
+		switch {
+		case ctx.Err() != nil:
+			stop = "interrupted"
+		case opt.MaxSteps > 0 && s.meta.Step >= opt.MaxSteps:
+			stop = "reached --steps"
+		case opt.MaxTime > 0 && time.Since(runStart) >= opt.MaxTime:
+			stop = "reached --time"
+		}
+		if stop != "" {
+			s.meta.Elapsed = elapsed0 + time.Since(runStart).Seconds()
+			s.printf("\nstopping (%s) at update %d; writing checkpoint\n", stop, s.meta.Step)
+			if len(s.dev) > 0 && s.lastEval != s.meta.Step {
+				s.evaluate()
+			}
+			return s.checkpoint()
+		}
+		b := batches[s.meta.BatchPos]
+		batch := make([]model.Utterance, len(b))
+		audioSecs := 0.0
+		for i, j := range b {
+			batch[i] = *s.utts[j]
+			audioSecs += s.secs[j]
+		}
+		t0 := time.Now()
+		st, err := s.trainer.TrainStep(batch)
+		if err != nil {
+			return err
+		}
+		dt := time.Since(t0).Seconds()
+		s.meta.BatchPos++
+		s.meta.Step = s.trainer.Opt.Step
+		s.meta.AudioSecs += audioSecs
+		acc.Add(st.Loss)
+		accAudio += audioSecs
+		accTime += dt
+		accSteps++
+		if s.meta.Step%opt.LogEvery == 0 {
+			chars := math.Max(1, float64(acc.Chars))
+			rec := map[string]any{
+				"kind": "train", "step": s.meta.Step, "epoch": float64(s.meta.Epoch) + float64(s.meta.BatchPos)/float64(len(batches)),
+				"loss": acc.Total / chars, "att": acc.Att / chars, "ctc": acc.CTC / chars,
+				"grad_norm": st.GradNorm, "lr": st.LR, "audio_per_s": accAudio / accTime,
+				"elapsed": elapsed0 + time.Since(runStart).Seconds(), "time": time.Now().UTC().Format(time.RFC3339),
+			}
+			s.writeLog(rec)
+			s.printf("\rupdate %d  epoch %.2f  loss %.3f (att %.3f ctc %.3f)  lr %.2g  %.0fx real time   ",
+				s.meta.Step, rec["epoch"], rec["loss"], rec["att"], rec["ctc"], st.LR, accAudio/accTime)
+			acc, accAudio, accTime, accSteps = model.Loss{}, 0, 0, 0
+		}
+		if opt.EvalEvery > 0 && s.meta.Step%opt.EvalEvery == 0 && len(s.dev) > 0 {
+			s.evaluate()
+		}
+		if time.Since(lastCk) >= opt.CheckpointEvery {
+			s.meta.Elapsed = elapsed0 + time.Since(runStart).Seconds()
+			if err := s.checkpoint(); err != nil {
+				return err
+			}
+			lastCk = time.Now()
+		}
+	}
+}
+
+func (s *state) writeLog(rec map[string]any) {
+	b, _ := json.Marshal(rec)
+	s.log.Write(append(b, '\n'))
+}
+
+// evaluate decodes the dev set greedily and logs CER, WER, the dev loss and
+// the attention sharpness (mean of each step's largest attention weight).
+func (s *state) evaluate() {
+	t0 := time.Now()
+	net := s.bundle.Net
+	ws := model.NewWorkspace[float32]()
+	var charErr, chars, wordErr, words int
+	var loss model.Loss
+	sharp, steps := 0.0, 0
+	for _, d := range s.dev {
+		enc := net.Encode(d.u.Feats, d.u.Frames)
+		ids, att := net.Greedy(enc, MaxDecodeLen(enc))
+		hyp := model.Decode(ids)
+		charErr += EditDistance([]rune(d.text), []rune(hyp))
+		chars += len([]rune(d.text))
+		wordErr += EditDistance(splitWords(d.text), splitWords(hyp))
+		words += len(splitWords(d.text))
+		for _, row := range att {
+			m := float32(0)
+			for _, v := range row {
+				m = max(m, v)
+			}
+			sharp += float64(m)
+			steps++
+		}
+		if l, err := ws.ForwardBackward(net.P, d.u.Feats, d.u.Frames, d.u.IDs, nil, nil, false); err == nil {
+			loss.Add(l)
+		}
+	}
+	cer := float64(charErr) / math.Max(1, float64(chars))
+	wer := float64(wordErr) / math.Max(1, float64(words))
+	rec := map[string]any{
+		"kind": "dev", "step": s.meta.Step, "dev_cer": cer, "dev_wer": wer,
+		"dev_loss":  loss.Total / math.Max(1, float64(loss.Chars)),
+		"sharpness": sharp / math.Max(1, float64(steps)), "utts": len(s.dev),
+		"seconds": time.Since(t0).Seconds(), "time": time.Now().UTC().Format(time.RFC3339),
+	}
+	s.meta.Model.Training.DevCER = cer
+	s.lastEval = s.meta.Step
+	s.writeLog(rec)
+	s.printf("\ndev at update %d: CER %.2f%%  WER %.2f%%  loss %.3f  sharpness %.2f (%.0fs)\n",
+		s.meta.Step, 100*cer, 100*wer, rec["dev_loss"], rec["sharpness"], time.Since(t0).Seconds())
+}
+
+// checkpoint writes checkpoint.heed, model.heed and curves.png, each
+// atomically.
+func (s *state) checkpoint() error {
+	p := s.bundle.Net.P
+	s.meta.Model.Training.Steps = s.meta.Step
+	s.meta.Model.Training.Seconds = math.Round(s.meta.Elapsed)
+	s.meta.Model.Training.Epochs = float64(s.meta.Epoch) + float64(s.meta.BatchPos)/float64(max(1, len(s.epochBatches(s.meta.Epoch))))
+	s.meta.Model.Training.Date = time.Now().UTC().Format(time.RFC3339)
+	s.bundle.Meta.Training = s.meta.Model.Training
+	s.meta.Model = s.bundle.Meta
+	s.meta.Model.Format = model.FileFormat
+	s.meta.Model.Config = s.bundle.Net.Cfg
+	var ts []modelfile.Tensor
+	for _, t := range p.Tensors() {
+		ts = append(ts, modelfile.Tensor{Name: t.Name, Shape: t.Shape, Data: t.Data})
+	}
+	ts = append(ts,
+		modelfile.Tensor{Name: "adam.m", Shape: []int{len(p.Data)}, Data: s.trainer.Opt.M},
+		modelfile.Tensor{Name: "adam.v", Shape: []int{len(p.Data)}, Data: s.trainer.Opt.V})
+	if err := modelfile.WriteFile(filepath.Join(s.opt.OutDir, "checkpoint.heed"), s.meta, ts, modelfile.F32); err != nil {
+		return err
+	}
+	if err := s.bundle.Save(filepath.Join(s.opt.OutDir, "model.heed"), modelfile.F32); err != nil {
+		return err
+	}
+	if err := PlotLog(filepath.Join(s.opt.OutDir, "train.jsonl"), filepath.Join(s.opt.OutDir, "curves.png")); err != nil {
+		s.printf("\nwarning: plotting curves: %v\n", err)
+	}
+	s.printf("\ncheckpoint at update %d written to %s\n", s.meta.Step, s.opt.OutDir)
+	return nil
+}
+
+// MaxDecodeLen caps the attention decoder's output length from the
+// encoder's CTC posteriors: the number of non-blank CTC frames plus a
+// margin, and never more than twice the encoder frames. Without a cap an
+// undertrained decoder that has not learned to stop loops forever.
+func MaxDecodeLen(enc *model.Encoded) int {
+	V := len(enc.CTCLogProbs) / max(1, enc.T)
+	nonBlank := 0
+	for t := 0; t < enc.T; t++ {
+		row := enc.CTCLogProbs[t*V : (t+1)*V]
+		best := 0
+		for v := range row {
+			if row[v] > row[best] {
+				best = v
+			}
+		}
+		if best != model.EOS {
+			nonBlank++
+		}
+	}
+	return min(2*enc.T+5, max(int(1.5*float64(nonBlank))+10, enc.T/3))
+}

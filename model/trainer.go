@@ -1,0 +1,184 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+)
+
+// Utterance is one training example.
+type Utterance struct {
+	Feats  []float32 // (Frames, NumMel) CMVN-normalised log-mel frames
+	Frames int       // 10 ms frames
+	IDs    []int     // transcript tokens, no <eos>
+}
+
+// TrainConfig holds the trainer's settings.
+type TrainConfig struct {
+	Workers  int         `json:"workers"`   // data-parallel goroutines (<= 0: GOMAXPROCS)
+	Seed     uint64      `json:"seed"`      // seeds dropout and SpecAugment
+	Adam     AdamConfig  `json:"adam"`      //
+	Schedule Schedule    `json:"schedule"`  //
+	ClipNorm float64     `json:"clip_norm"` // global gradient-norm clip (<= 0: off), applied to the per-character gradient
+	SpecAug  SpecAugment `json:"spec_aug"`  // zero value: off
+}
+
+// StepStats reports one TrainStep.
+type StepStats struct {
+	Loss     Loss    // summed over the utterances used
+	Utts     int     // utterances used
+	Skipped  int     // utterances skipped because their transcript did not fit CTC
+	GradNorm float64 // norm of the per-character gradient before clipping
+	LR       float64 // learning rate applied
+}
+
+// Trainer runs data-parallel training steps on Model.P. Its results depend
+// only on the seed, the batches and the number of workers: each utterance
+// draws dropout and SpecAugment from its own rng keyed by (Seed, step,
+// index in batch), utterance i goes to worker i mod Workers, and per-worker
+// gradients are summed in worker order.
+type Trainer struct {
+	Model *Model
+	Cfg   TrainConfig
+	Opt   *Adam[float32] // optimizer state; save Opt.Step, Opt.M, Opt.V to resume
+	Grads *Params[float32]
+
+	workers []*trainWorker
+}
+
+type trainWorker struct {
+	ws    *Workspace[float32]
+	grads *Params[float32]
+	feats []float32
+	loss  Loss
+	used  int
+	skip  int
+	err   error
+}
+
+// NewTrainer prepares training of m with cfg: Adam state, per-worker
+// workspaces and gradient buffers.
+func NewTrainer(m *Model, cfg TrainConfig) (*Trainer, error) {
+	if err := m.Cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := cfg.Schedule.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = runtime.GOMAXPROCS(0)
+	}
+	t := &Trainer{
+		Model: m,
+		Cfg:   cfg,
+		Opt:   NewAdam[float32](len(m.P.Data), cfg.Adam),
+	}
+	for i := 0; i < cfg.Workers; i++ {
+		w := &trainWorker{ws: NewWorkspace[float32](), grads: NewParams[float32](m.Cfg)}
+		w.ws.Parallel = cfg.Workers == 1
+		t.workers = append(t.workers, w)
+	}
+	t.Grads = t.workers[0].grads
+	return t, nil
+}
+
+// uttRNG returns the rng of utterance i of update step.
+func uttRNG(seed uint64, step, i int) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, uint64(step)*0x9e3779b97f4a7c15+uint64(i)))
+}
+
+// TrainStep computes the gradient of the batch's summed loss on the workers,
+// divides it by the batch's total Loss.Chars, clips it to Cfg.ClipNorm, and
+// applies one Adam update at the scheduled learning rate. Utterances whose
+// transcript does not fit CTC are skipped and counted. Any other invalid
+// utterance fails the step without updating anything. A batch with no usable
+// utterance leaves the parameters unchanged.
+func (t *Trainer) TrainStep(batch []Utterance) (StepStats, error) {
+	step := t.Opt.Step + 1
+	p := t.Model.P
+	cfg := &t.Model.Cfg
+	W := len(t.workers)
+	var wg sync.WaitGroup
+	for wi, w := range t.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.grads.Zero()
+			w.loss, w.used, w.skip, w.err = Loss{}, 0, 0, nil
+			for i := wi; i < len(batch); i += W {
+				u := &batch[i]
+				rng := uttRNG(t.Cfg.Seed, step, i)
+				feats := u.Feats
+				if t.Cfg.SpecAug != (SpecAugment{}) && u.Frames > 0 && len(u.Feats) >= u.Frames*cfg.NumMel {
+					w.feats = grow(w.feats, u.Frames*cfg.NumMel)
+					copy(w.feats, u.Feats)
+					t.Cfg.SpecAug.Apply(w.feats, u.Frames, cfg.NumMel, rng)
+					feats = w.feats
+				}
+				l, err := w.ws.ForwardBackward(p, feats, u.Frames, u.IDs, w.grads, rng, true)
+				if errors.Is(err, ErrInfeasible) {
+					w.skip++
+					continue
+				}
+				if err != nil {
+					w.err = fmt.Errorf("model: batch utterance %d: %w", i, err)
+					return
+				}
+				w.loss.Add(l)
+				w.used++
+			}
+		}()
+	}
+	wg.Wait()
+	var st StepStats
+	for _, w := range t.workers {
+		if w.err != nil {
+			return StepStats{}, w.err
+		}
+		st.Loss.Add(w.loss)
+		st.Utts += w.used
+		st.Skipped += w.skip
+	}
+	if st.Utts == 0 {
+		return st, nil
+	}
+	if math.IsNaN(st.Loss.Total) || math.IsInf(st.Loss.Total, 0) {
+		return st, fmt.Errorf("model: step %d loss is %g", step, st.Loss.Total)
+	}
+	t.sumGrads(1 / float64(st.Loss.Chars))
+	st.GradNorm = ClipGradNorm(t.Grads.Data, t.Cfg.ClipNorm)
+	if math.IsNaN(st.GradNorm) || math.IsInf(st.GradNorm, 0) {
+		return st, fmt.Errorf("model: step %d gradient norm is %g", step, st.GradNorm)
+	}
+	st.LR = t.Cfg.Schedule.LR(step)
+	t.Opt.Update(p.Data, t.Grads.Data, st.LR)
+	return st, nil
+}
+
+// sumGrads adds the workers' gradients into worker 0's buffer (t.Grads) in
+// worker order and scales them; the element range is split over the
+// workers, which keeps every element's summation order fixed.
+func (t *Trainer) sumGrads(scale float64) {
+	dst := t.Grads.Data
+	n, W := len(dst), len(t.workers)
+	s := float32(scale)
+	var wg sync.WaitGroup
+	for c := 0; c < W; c++ {
+		lo, hi := n*c/W, n*(c+1)/W
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d := dst[lo:hi]
+			for _, w := range t.workers[1:] {
+				addTo(d, w.grads.Data[lo:hi])
+			}
+			for i := range d {
+				d[i] *= s
+			}
+		}()
+	}
+	wg.Wait()
+}

@@ -1,0 +1,83 @@
+package model
+
+import (
+	"math"
+	"slices"
+	"testing"
+)
+
+// TestTrainStepDeterministic runs the same training twice (dropout,
+// SpecAugment, several workers) and requires bitwise identical parameters
+// and optimizer state.
+func TestTrainStepDeterministic(t *testing.T) {
+	const steps = 3
+	cfg := overfitConfig()
+	cfg.Dropout = 0.2
+	cfg.EncLayers = 2
+	data := overfitSet(cfg, []string{"cab", "hello", "to ad", "dog", "a"}, 60)
+	tc := TrainConfig{
+		Workers:  3,
+		Seed:     61,
+		Adam:     AdamConfig{Beta1: 0.9, Beta2: 0.98, Eps: 1e-9, WeightDecay: 0.01},
+		Schedule: Schedule{Peak: 1e-3, Warmup: 2, Decay: "inv_sqrt"},
+		ClipNorm: 1,
+		SpecAug:  SpecAugment{FreqMasks: 1, FreqWidth: 3, TimeMasks: 1, TimeWidth: 5},
+	}
+	run := func() *Trainer {
+		tr, err := NewTrainer(NewNet(InitParams[float32](cfg, 62)), tc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range steps {
+			st, err := tr.TrainStep(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Utts != len(data) || st.Skipped != 0 || !(st.GradNorm > 0) {
+				t.Fatalf("stats %+v", st)
+			}
+		}
+		return tr
+	}
+	a, b := run(), run()
+	if a.Opt.Step != steps {
+		t.Fatalf("Adam step %d, want %d", a.Opt.Step, steps)
+	}
+	for _, c := range []struct {
+		name string
+		x, y []float32
+	}{{"params", a.Model.P.Data, b.Model.P.Data}, {"adam.m", a.Opt.M, b.Opt.M}, {"adam.v", a.Opt.V, b.Opt.V}} {
+		for i := range c.x {
+			if math.Float32bits(c.x[i]) != math.Float32bits(c.y[i]) {
+				t.Fatalf("%s[%d]: %g vs %g", c.name, i, c.x[i], c.y[i])
+			}
+		}
+	}
+	if slices.Equal(a.Model.P.Data, InitParams[float32](cfg, 62).Data) {
+		t.Fatal("parameters did not change")
+	}
+}
+
+// TestTrainStepSkipsInfeasible checks that an utterance whose transcript
+// cannot fit CTC is skipped and counted, not fatal.
+func TestTrainStepSkipsInfeasible(t *testing.T) {
+	cfg := overfitConfig()
+	data := overfitSet(cfg, []string{"cab", "dog"}, 63)
+	data[1].Frames = 2 // one encoder frame for three labels
+	tr, err := NewTrainer(NewNet(InitParams[float32](cfg, 64)), TrainConfig{Workers: 2, Adam: DefaultAdam(),
+		Schedule: Schedule{Peak: 1e-3, Decay: "constant"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := tr.TrainStep(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Utts != 1 || st.Skipped != 1 || st.Loss.Chars != 4 {
+		t.Fatalf("stats %+v, want 1 used, 1 skipped, 4 chars", st)
+	}
+	data[0].IDs = []int{EOS}
+	if _, err := tr.TrainStep(data); err == nil {
+		t.Fatal("invalid target accepted")
+	}
+}
