@@ -48,11 +48,18 @@ func FormatNames() []string {
 // WriteFile writes r to path in the named format (a key of Formats). It
 // writes a temporary file in the same directory and renames it over path, so
 // an existing file survives any failure.
-func WriteFile(path, format string, r *Result) (err error) {
+func WriteFile(path, format string, r *Result) error {
 	f, ok := Formats[format]
 	if !ok {
 		return fmt.Errorf("align: unknown format %q (have %s)", format, strings.Join(FormatNames(), ", "))
 	}
+	return writeAtomic(path, func(w io.Writer) error { return f.Write(w, r) })
+}
+
+// writeAtomic writes a file through write into a temporary file in the same
+// directory, syncs it, makes it mode 0644 and renames it to path. On failure
+// the temporary file is removed and path is untouched.
+func writeAtomic(path string, write func(io.Writer) error) (err error) {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("align: write %s: %w", path, err)
@@ -61,24 +68,26 @@ func WriteFile(path, format string, r *Result) (err error) {
 		if err != nil {
 			tmp.Close()
 			os.Remove(tmp.Name())
+			err = fmt.Errorf("align: write %s: %w", path, err)
 		}
 	}()
-	if err := f.Write(tmp, r); err != nil {
-		return fmt.Errorf("align: write %s: %w", path, err)
+	bw := bufio.NewWriter(tmp)
+	if err := write(bw); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		return err
 	}
 	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("align: write %s: %w", path, err)
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		return err
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("align: write %s: %w", path, err)
+		return err
 	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return fmt.Errorf("align: write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("align: write %s: %w", path, err)
-	}
-	return nil
+	return os.Rename(tmp.Name(), path)
 }
 
 // round3 rounds x to three decimals (milliseconds for times).

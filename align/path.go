@@ -51,10 +51,10 @@ type PathOptions struct {
 const DefaultFloor = 1e-6
 
 // DefaultPathOptions returns the options heed uses: encoder frames of three
-// stacked feature frames upsampled to 10 ms, gaps allowed at 1e-3 per frame,
+// stacked feature frames upsampled to 10 ms, gaps allowed at 1e-2 per frame,
 // no CTC.
 func DefaultPathOptions() PathOptions {
-	return PathOptions{Upsample: 3, Floor: DefaultFloor, AllowGaps: true, GapLogProb: math.Log(1e-3)}
+	return PathOptions{Upsample: 3, Floor: DefaultFloor, AllowGaps: true, GapLogProb: math.Log(1e-2)}
 }
 
 // upsample returns opts.Upsample clamped to at least 1.

@@ -3,6 +3,7 @@ package audio
 import (
 	"fmt"
 	"math"
+	"sync"
 )
 
 // Filter design. The anti-aliasing / anti-imaging low-pass filter is a
@@ -54,6 +55,41 @@ func besselI0(x float64) float64 {
 		}
 	}
 	return sum
+}
+
+// bankCache keeps the tables of recently used rate pairs (building one
+// for 44.1 kHz -> 16 kHz takes about a millisecond), up to cacheCoefs
+// coefficients in all.
+var bankCache struct {
+	sync.Mutex
+	m     map[[2]int]*filterBank
+	coefs int
+}
+
+const cacheCoefs = 1 << 22
+
+// getFilterBank returns the (shared, read-only) table for from -> to.
+func getFilterBank(from, to int) *filterBank {
+	key := [2]int{from, to}
+	bankCache.Lock()
+	fb := bankCache.m[key]
+	bankCache.Unlock()
+	if fb != nil {
+		return fb
+	}
+	fb = newFilterBank(from, to)
+	bankCache.Lock()
+	defer bankCache.Unlock()
+	if bankCache.coefs+len(fb.coef) <= cacheCoefs {
+		if bankCache.m == nil {
+			bankCache.m = make(map[[2]int]*filterBank)
+		}
+		if bankCache.m[key] == nil {
+			bankCache.m[key] = fb
+			bankCache.coefs += len(fb.coef)
+		}
+	}
+	return fb
 }
 
 func newFilterBank(from, to int) *filterBank {
@@ -165,7 +201,7 @@ func Resample(src []float32, from, to int) []float32 {
 		}
 		return src
 	}
-	fb := newFilterBank(from, to)
+	fb := getFilterBank(from, to)
 	out := make([]float32, fb.outLen(int64(len(src))))
 	nt, h := fb.ntaps, fb.half
 	var scratch []float32
@@ -216,7 +252,7 @@ type Resampler struct {
 func NewResampler(from, to int) *Resampler {
 	rs := &Resampler{from: from, to: to}
 	if from != to {
-		rs.fb = newFilterBank(from, to)
+		rs.fb = getFilterBank(from, to)
 	} else if from <= 0 {
 		panic(fmt.Sprintf("audio: resample rates must be positive, got %d -> %d", from, to))
 	}

@@ -146,7 +146,7 @@ func (s *Stream) fill() {
 	whole := tot / s.conv.frame * s.conv.frame
 	s.mono = s.conv.appendFrames(s.mono[:0], s.raw[:whole])
 	s.out = s.rs.Process(s.out, s.mono)
-	s.carry = 0
+	s.carry = copy(s.raw, s.raw[whole:tot])
 	if s.left == 0 && err == nil {
 		err = io.EOF
 	}

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
+
+	"github.com/heed-asr/heed/audio"
 )
 
 // FliteVoices are the voices of Debian's flite package that run at 16 kHz.
@@ -48,12 +49,12 @@ func FliteSynthesize(ctx context.Context, bin, text string, v FliteVoice, tmpDir
 	if err := cmd.Run(); err != nil {
 		return nil, 0, fmt.Errorf("corpus: flite -voice %s: %w: %s", v.Name, err, bytes.TrimSpace(stderr.Bytes()))
 	}
-	x, rate, err := readWAV(path)
+	clip, err := audio.ReadFile(path)
 	if err != nil {
-		return nil, 0, fmt.Errorf("corpus: flite -voice %s: reading %s: %w", v.Name, filepath.Base(path), err)
+		return nil, 0, fmt.Errorf("corpus: flite -voice %s: %w", v.Name, err)
 	}
-	if len(x) == 0 {
+	if len(clip.Samples) == 0 {
 		return nil, 0, fmt.Errorf("corpus: flite -voice %s: no audio for %q", v.Name, text)
 	}
-	return x, rate, nil
+	return clip.Samples, clip.Rate, nil
 }

@@ -60,11 +60,11 @@ func LoadFSDD(dir string, rate int, keep func(index int) bool) ([]FSDDClip, erro
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
-		x, r, err := readWAV(path)
+		clip, err := audio.ReadFile(path)
 		if err != nil {
 			return nil, fmt.Errorf("corpus: FSDD: %w", err)
 		}
-		x = audio.Resample(x, r, rate)
+		x := audio.Resample(clip.Samples, clip.Rate, rate)
 		a, b := TrimBounds(x, rate)
 		clips = append(clips, FSDDClip{Path: path, Digit: d, Speaker: spk, Index: idx, Samples: x, Start: a, End: b})
 	}

@@ -46,10 +46,10 @@ type attStep[F kern.Float] struct {
 
 // attScratch is per-call scratch for attention forward and backward.
 type attScratch[F kern.Float] struct {
-	ws []F // (A)
-	e       []F // (rows) energies / their gradient
-	dpre    []F // (rows, A)
-	dFe     []F // (rows, F)
+	ws   []F // (A)
+	e    []F // (rows) energies / their gradient
+	dpre []F // (rows, A)
+	dFe  []F // (rows, F)
 }
 
 // attentionForward computes one attention step. s (D) is the decoder state,

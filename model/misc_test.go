@@ -153,6 +153,23 @@ func TestAdam(t *testing.T) {
 			t.Errorf("param %d: %.15g, want %.15g", i, p[i], want[i])
 		}
 	}
+	// The parallel update is element-wise, so identical for any split.
+	big := 3*4096 + 7
+	pa, pb, gr := make([]float64, big), make([]float64, big), make([]float64, big)
+	for i := range gr {
+		pa[i], gr[i] = math.Sin(float64(i)), math.Cos(float64(3*i))
+	}
+	copy(pb, pa)
+	a1, a3 := NewAdam[float64](big, cfg), NewAdam[float64](big, cfg)
+	for range 2 {
+		a1.Update(pa, gr, lr)
+		a3.UpdateParallel(pb, gr, lr, 3)
+	}
+	for i := range pa {
+		if pa[i] != pb[i] {
+			t.Fatalf("parallel update differs at %d", i)
+		}
+	}
 	if a.Step != 2 || math.Abs(a.M[0]-m[0]) > tol || math.Abs(a.V[1]-v[1]) > tol {
 		t.Errorf("state step %d m %v v %v", a.Step, a.M, a.V)
 	}
@@ -291,5 +308,21 @@ func TestDropoutStatistics(t *testing.T) {
 	}
 	if math.Abs(float64(zeros)/n-p) > tol || math.Abs(mean-1) > tol {
 		t.Fatalf("dropped %.3f (want %g), mean %.3f (want 1)", float64(zeros)/n, p, mean)
+	}
+}
+
+func TestParamsFromData(t *testing.T) {
+	cfg := smallConfig()
+	p := InitParams[float32](cfg, 9)
+	data := append([]float32(nil), p.Data...)
+	q, err := ParamsFromData(cfg, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if &q.Data[0] != &data[0] || q.OutB[len(q.OutB)-1] != p.OutB[len(p.OutB)-1] {
+		t.Fatal("not a view of data in tensor order")
+	}
+	if _, err := ParamsFromData(cfg, data[1:]); err == nil {
+		t.Fatal("short data accepted")
 	}
 }

@@ -3,15 +3,16 @@ package model
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/heed-asr/heed/internal/kern"
 )
 
 // AdamConfig holds Adam's hyperparameters.
 type AdamConfig struct {
-	Beta1       float64 `json:"beta1"`
-	Beta2       float64 `json:"beta2"`
-	Eps         float64 `json:"eps"`
+	Beta1       float64 `json:"beta1"`        // first-moment decay
+	Beta2       float64 `json:"beta2"`        // second-moment decay
+	Eps         float64 `json:"eps"`          // added to the bias-corrected RMS
 	WeightDecay float64 `json:"weight_decay"` // decoupled (AdamW) decay per unit learning rate; 0 = off
 }
 
@@ -37,11 +38,31 @@ func NewAdam[F kern.Float](n int, cfg AdamConfig) *Adam[F] {
 // and learning rate lr, and increments Step. With WeightDecay w, params are
 // also shrunk by lr·w·param (decoupled, AdamW). It panics on a length
 // mismatch.
-func (a *Adam[F]) Update(params, grads []F, lr float64) {
-	if len(params) != len(a.M) || len(grads) != len(a.M) {
-		panic(fmt.Sprintf("model: Adam.Update lengths %d, %d, state %d", len(params), len(grads), len(a.M)))
+func (a *Adam[F]) Update(params, grads []F, lr float64) { a.UpdateParallel(params, grads, lr, 1) }
+
+// UpdateParallel is Update with the elements split over workers goroutines.
+// The result does not depend on workers (every element is updated alone).
+func (a *Adam[F]) UpdateParallel(params, grads []F, lr float64, workers int) {
+	n := len(a.M)
+	if len(params) != n || len(grads) != n {
+		panic(fmt.Sprintf("model: Adam.Update lengths %d, %d, state %d", len(params), len(grads), n))
 	}
 	a.Step++
+	workers = max(1, min(workers, n/4096))
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		lo, hi := n*w/workers, n*(w+1)/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a.apply(params[lo:hi], grads[lo:hi], a.M[lo:hi], a.V[lo:hi], lr)
+		}()
+	}
+	wg.Wait()
+}
+
+// apply updates one range of elements for step a.Step.
+func (a *Adam[F]) apply(params, grads, ms, vs []F, lr float64) {
 	b1, b2 := a.Cfg.Beta1, a.Cfg.Beta2
 	c1 := 1 - math.Pow(b1, float64(a.Step))
 	c2 := 1 - math.Pow(b2, float64(a.Step))
@@ -50,9 +71,9 @@ func (a *Adam[F]) Update(params, grads []F, lr float64) {
 	eps := a.Cfg.Eps
 	for i, g64 := range grads {
 		g := float64(g64)
-		m := b1*float64(a.M[i]) + (1-b1)*g
-		v := b2*float64(a.V[i]) + (1-b2)*g*g
-		a.M[i], a.V[i] = F(m), F(v)
+		m := b1*float64(ms[i]) + (1-b1)*g
+		v := b2*float64(vs[i]) + (1-b2)*g*g
+		ms[i], vs[i] = F(m), F(v)
 		p := float64(params[i]) * decay
 		params[i] = F(p - step*m/(math.Sqrt(v/c2)+eps))
 	}

@@ -11,7 +11,7 @@ import (
 // GRUParams are the views of one GRU (one direction of an encoder layer, or
 // the decoder GRU). Gate rows are ordered reset, update, new as in PyTorch.
 type GRUParams[F kern.Float] struct {
-	In, H int
+	In, H int // input size and hidden units
 	WIh   []F // (3*H, In)
 	WHh   []F // (3*H, H)
 	BIh   []F // (3*H)
@@ -20,9 +20,9 @@ type GRUParams[F kern.Float] struct {
 
 // Tensor is one named parameter tensor: a view into Params.Data.
 type Tensor[F kern.Float] struct {
-	Name  string
-	Shape []int
-	Data  []F
+	Name  string // e.g. "enc.0.f.w_ih"
+	Shape []int  // row-major dimensions, e.g. [384, 240]
+	Data  []F    // view of prod(Shape) elements
 }
 
 // Params holds every weight of the network in one flat slice with named
@@ -82,6 +82,25 @@ func NewParams[F kern.Float](cfg Config) *Params[F] {
 	if err := cfg.Validate(); err != nil {
 		panic(err.Error())
 	}
+	return newParams[F](cfg, nil)
+}
+
+// ParamsFromData points the views of cfg's parameters into data, which must
+// hold exactly NumParams(cfg) values in tensor order (as read from a model
+// file). data is used, not copied.
+func ParamsFromData[F kern.Float](cfg Config, data []F) (*Params[F], error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if n := NumParams(cfg); len(data) != n {
+		return nil, fmt.Errorf("model: %d parameter values, config needs %d", len(data), n)
+	}
+	return newParams(cfg, data), nil
+}
+
+// newParams lays out cfg's tensors over data, or over a new zeroed slice when
+// data is nil.
+func newParams[F kern.Float](cfg Config, data []F) *Params[F] {
 	p := &Params[F]{Cfg: cfg}
 	H, E, D, A, V := cfg.EncHidden, cfg.EmbedDim, cfg.DecHidden, cfg.AttDim, cfg.V()
 	Fl, K := cfg.ConvFilters, cfg.ConvWidth
@@ -129,7 +148,10 @@ func NewParams[F kern.Float](cfg Config) *Params[F] {
 	for _, s := range specs {
 		total += prod(s.shape)
 	}
-	p.Data = make([]F, total)
+	if data == nil {
+		data = make([]F, total)
+	}
+	p.Data = data[:total:total]
 	off := 0
 	for _, s := range specs {
 		n := prod(s.shape)

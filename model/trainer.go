@@ -20,8 +20,8 @@ type Utterance struct {
 type TrainConfig struct {
 	Workers  int         `json:"workers"`   // data-parallel goroutines (<= 0: GOMAXPROCS)
 	Seed     uint64      `json:"seed"`      // seeds dropout and SpecAugment
-	Adam     AdamConfig  `json:"adam"`      //
-	Schedule Schedule    `json:"schedule"`  //
+	Adam     AdamConfig  `json:"adam"`      // optimizer hyperparameters
+	Schedule Schedule    `json:"schedule"`  // learning rate per update step
 	ClipNorm float64     `json:"clip_norm"` // global gradient-norm clip (<= 0: off), applied to the per-character gradient
 	SpecAug  SpecAugment `json:"spec_aug"`  // zero value: off
 }
@@ -41,10 +41,10 @@ type StepStats struct {
 // index in batch), utterance i goes to worker i mod Workers, and per-worker
 // gradients are summed in worker order.
 type Trainer struct {
-	Model *Model
-	Cfg   TrainConfig
-	Opt   *Adam[float32] // optimizer state; save Opt.Step, Opt.M, Opt.V to resume
-	Grads *Params[float32]
+	Model *Model           // trained in place (Model.P)
+	Cfg   TrainConfig      // settings; Workers resolved
+	Opt   *Adam[float32]   // optimizer state; save Opt.Step, Opt.M, Opt.V to resume
+	Grads *Params[float32] // the last step's per-character gradient, after clipping
 
 	workers []*trainWorker
 }
@@ -154,7 +154,7 @@ func (t *Trainer) TrainStep(batch []Utterance) (StepStats, error) {
 		return st, fmt.Errorf("model: step %d gradient norm is %g", step, st.GradNorm)
 	}
 	st.LR = t.Cfg.Schedule.LR(step)
-	t.Opt.Update(p.Data, t.Grads.Data, st.LR)
+	t.Opt.UpdateParallel(p.Data, t.Grads.Data, st.LR, len(t.workers))
 	return st, nil
 }
 
@@ -181,4 +181,43 @@ func (t *Trainer) sumGrads(scale float64) {
 		}()
 	}
 	wg.Wait()
+}
+
+// Eval returns the summed loss of batch without dropout or SpecAugment
+// (validation), on the trainer's workers, and the number of utterances
+// skipped because their transcript did not fit CTC. The parameters and
+// gradients are untouched.
+func (t *Trainer) Eval(batch []Utterance) (loss Loss, skipped int, err error) {
+	p := t.Model.P
+	W := len(t.workers)
+	var wg sync.WaitGroup
+	for wi, w := range t.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.loss, w.skip, w.err = Loss{}, 0, nil
+			for i := wi; i < len(batch); i += W {
+				u := &batch[i]
+				l, err := w.ws.ForwardBackward(p, u.Feats, u.Frames, u.IDs, nil, nil, false)
+				if errors.Is(err, ErrInfeasible) {
+					w.skip++
+					continue
+				}
+				if err != nil {
+					w.err = fmt.Errorf("model: eval utterance %d: %w", i, err)
+					return
+				}
+				w.loss.Add(l)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, w := range t.workers {
+		if w.err != nil {
+			return Loss{}, 0, w.err
+		}
+		loss.Add(w.loss)
+		skipped += w.skip
+	}
+	return loss, skipped, nil
 }

@@ -81,3 +81,35 @@ func TestTrainStepSkipsInfeasible(t *testing.T) {
 		t.Fatal("invalid target accepted")
 	}
 }
+
+// TestEval checks the validation loss against per-utterance forward passes
+// for several worker counts.
+func TestEval(t *testing.T) {
+	const tol = 1e-9
+	cfg := overfitConfig()
+	cfg.Dropout = 0.3 // must not be applied
+	data := overfitSet(cfg, []string{"cab", "hello", "to ad", "dog"}, 65)
+	p := InitParams[float32](cfg, 66)
+	var want Loss
+	ws := NewWorkspace[float32]()
+	for _, u := range data {
+		l, err := ws.ForwardBackward(p, u.Feats, u.Frames, u.IDs, nil, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want.Add(l)
+	}
+	for _, workers := range []int{1, 3} {
+		tr, err := NewTrainer(NewNet(p), TrainConfig{Workers: workers, Adam: DefaultAdam(), Schedule: Schedule{Peak: 1, Decay: "constant"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, skipped, err := tr.Eval(data)
+		if err != nil || skipped != 0 {
+			t.Fatal(err, skipped)
+		}
+		if math.Abs(got.Total-want.Total) > tol*want.Total || got.Chars != want.Chars {
+			t.Errorf("workers %d: loss %+v, want %+v", workers, got, want)
+		}
+	}
+}

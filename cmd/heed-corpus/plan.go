@@ -98,7 +98,7 @@ type plan struct {
 // output: seconds per character of text at 1 wpm (espeak) and per
 // character at stretch 1 (flite), plus a constant.
 const (
-	espeakSecPerCharWPM = 8.2
+	espeakSecPerCharWPM = 8.8
 	espeakSecConst      = 0.12
 	fliteSecPerChar     = 0.066
 	fliteSecConst       = 0.35

@@ -38,6 +38,7 @@ and optimizer flags are then taken from the checkpoint).`,
 			fs.StringVar(&dev, "dev", "", "dev manifest for CER/WER during training")
 			fs.StringVar(&out, "out", "", "output directory (created if missing)")
 			fs.BoolVar(&resume, "resume", false, "continue from DIR/checkpoint.heed")
+			fs.StringVar(&o.Init, "init", "", "start from this model file's weights (fine-tuning) instead of random ones")
 			steps := fs.Int("steps", 0, "stop after this many updates in all (0: no limit)")
 			dur := fs.Duration("time", 0, "stop after this much training time in this run, e.g. 2h (0: no limit)")
 			fs.IntVar(&o.BatchFrames, "batch-frames", 6000, "10 ms frames per batch (60 s of audio)")
@@ -72,6 +73,9 @@ and optimizer flags are then taken from the checkpoint).`,
 				}
 				if err := cfg.Validate(); err != nil {
 					return usagef("%v", err)
+				}
+				if resume && o.Init != "" {
+					return usagef("--resume and --init exclude each other")
 				}
 				o.Dev, o.OutDir, o.Resume = dev, out, resume
 				o.Model = cfg

@@ -2,6 +2,7 @@ package kern
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -83,5 +84,86 @@ func BenchmarkMatMulShapes(b *testing.B) {
 	for _, s := range shapes {
 		name := fmt.Sprintf("%s/m%d_k%d_n%d", layouts[s.l].name, s.m, s.k, s.n)
 		b.Run(name, func(b *testing.B) { benchProduct(b, s.l, s.m, s.k, s.n) })
+	}
+}
+
+// BenchmarkActivation compares the float32 activations of every
+// implementation with the float64 math functions they replace (ns/element).
+func BenchmarkActivation(b *testing.B) {
+	const n = 4096
+	r := rand.New(rand.NewPCG(9, 10))
+	x := make([]float32, n)
+	for i := range x {
+		x[i] = float32(8*r.Float64() - 4)
+	}
+	dst := make([]float32, n)
+	perElem := func(b *testing.B) {
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/elem")
+	}
+	fns := []struct {
+		name string
+		get  func(im *impl32) func(dst, x []float32)
+		ref  func(float64) float64
+	}{
+		{"Exp", func(im *impl32) func(dst, x []float32) { return im.exp }, math.Exp},
+		{"Sigmoid", func(im *impl32) func(dst, x []float32) { return im.sigmoid }, func(v float64) float64 { return 1 / (1 + math.Exp(-v)) }},
+		{"Tanh", func(im *impl32) func(dst, x []float32) { return im.tanh }, math.Tanh},
+	}
+	for _, f := range fns {
+		for _, im := range impls {
+			b.Run(f.name+"/"+im.name, func(b *testing.B) {
+				for b.Loop() {
+					f.get(im)(dst, x)
+				}
+				perElem(b)
+			})
+		}
+		b.Run(f.name+"/math", func(b *testing.B) {
+			for b.Loop() {
+				for i, v := range x {
+					dst[i] = float32(f.ref(float64(v)))
+				}
+			}
+			perElem(b)
+		})
+	}
+	b.Run("Log/go", func(b *testing.B) {
+		for b.Loop() {
+			for i, v := range x {
+				dst[i] = log32(v*v + 1e-3)
+			}
+		}
+		perElem(b)
+	})
+	b.Run("Log/math", func(b *testing.B) {
+		for b.Loop() {
+			for i, v := range x {
+				dst[i] = float32(math.Log(float64(v*v + 1e-3)))
+			}
+		}
+		perElem(b)
+	})
+}
+
+// BenchmarkVec times Dot and Axpy on a GRU-sized vector (n = 768).
+func BenchmarkVec(b *testing.B) {
+	const n = 768
+	r := rand.New(rand.NewPCG(1, 1))
+	x, y := randSlice(r, n), randSlice(r, n)
+	for _, im := range impls {
+		b.Run("Dot/"+im.name, func(b *testing.B) {
+			var s float32
+			for b.Loop() {
+				s += im.dot(x, y)
+			}
+			_ = s
+			b.ReportMetric(2*n*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+		b.Run("Axpy/"+im.name, func(b *testing.B) {
+			for b.Loop() {
+				im.axpy(y, 1e-3, x)
+			}
+			b.ReportMetric(2*n*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
 	}
 }

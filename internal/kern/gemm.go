@@ -57,7 +57,7 @@ var (
 // stays in L2, one packed B micro-panel (kcBlock×nr, 16-32 KiB) in L1.
 // mcBlock is a multiple of every mr in use (4 and 6), ncBlock of every nr.
 const (
-	kcBlock = 256
+	kcBlock = 384
 	mcBlock = 144
 	ncBlock = 2048
 )
@@ -139,9 +139,13 @@ func matMul32(im *impl32, l layout, c, a, b []float32, m, k, n int, acc bool) {
 // nr-wide and mr-tall micro-tiles).
 func sgemm(im *impl32, l layout, c, a, b []float32, m, k, n int, acc bool) {
 	mr, nr := im.mr, im.nr
-	kcMax := min(k, kcBlock)
+	// Split k and m into near-equal blocks no larger than the limits, so a
+	// depth of 320 runs as 2×160 rather than 256+64.
+	kcStep := ceilDiv(k, ceilDiv(k, kcBlock))
+	mcStep := roundUp(ceilDiv(m, ceilDiv(m, mcBlock)), mr)
+	kcMax := kcStep
 	ncMax := roundUp(min(n, ncBlock), nr)
-	mcMax := roundUp(min(m, mcBlock), mr)
+	mcMax := min(mcStep, roundUp(m, mr))
 
 	buf := packPool.Get().(*packBuf)
 	buf.a = grow(buf.a, mcMax*kcMax)
@@ -151,13 +155,13 @@ func sgemm(im *impl32, l layout, c, a, b []float32, m, k, n int, acc bool) {
 
 	for jc := 0; jc < n; jc += ncBlock {
 		nc := min(ncBlock, n-jc)
-		for pc := 0; pc < k; pc += kcBlock {
-			kc := min(kcBlock, k-pc)
+		for pc := 0; pc < k; pc += kcStep {
+			kc := min(kcStep, k-pc)
 			accBlock := acc || pc > 0
 			bp := buf.b[:roundUp(nc, nr)*kc]
 			packB(l, bp, b, k, n, pc, jc, kc, nc, nr)
-			for ic := 0; ic < m; ic += mcBlock {
-				mc := min(mcBlock, m-ic)
+			for ic := 0; ic < m; ic += mcStep {
+				mc := min(mcStep, m-ic)
 				ap := buf.a[:roundUp(mc, mr)*kc]
 				packA(l, ap, a, m, k, ic, pc, mc, kc, mr)
 				for jr := 0; jr < nc; jr += nr {
@@ -208,6 +212,8 @@ func matMulRows32(im *impl32, l layout, c, a, b []float32, m, k, n int, acc bool
 }
 
 func roundUp(x, r int) int { return (x + r - 1) / r * r }
+
+func ceilDiv(x, d int) int { return (x + d - 1) / d }
 
 // packA copies the block A[ic:ic+mc, pc:pc+kc] into dst as mr-row
 // micro-panels (panel q holds rows ic+q*mr.., element (i,p) at

@@ -148,3 +148,8 @@ func matMulTNRef[F Float](c, a, b []F, m, k, n int, acc bool) {
 		}
 	}
 }
+
+// Impl names the float32 implementation in use: "avx512" (AVX-512F
+// micro-kernel with AVX2 vector kernels), "avx2" (AVX2+FMA assembly) or "go"
+// (portable). It is fixed at start-up from the CPU features.
+func Impl() string { return active.name }

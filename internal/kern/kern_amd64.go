@@ -98,9 +98,9 @@ var implAVX2 = &impl32{
 	dot:   dotAVX2,
 	axpy:  axpyAVX2,
 
-	exp:     expGo,
-	sigmoid: sigmoidGo,
-	tanh:    tanhGo,
+	exp:     expAVX2,
+	sigmoid: sigmoidAVX2,
+	tanh:    tanhAVX2,
 }
 
 var implAVX512 = &impl32{
@@ -113,9 +113,9 @@ var implAVX512 = &impl32{
 	dot:   dotAVX2,
 	axpy:  axpyAVX2,
 
-	exp:     expGo,
-	sigmoid: sigmoidGo,
-	tanh:    tanhGo,
+	exp:     expAVX2,
+	sigmoid: sigmoidAVX2,
+	tanh:    tanhAVX2,
 }
 
 func init() {
@@ -127,3 +127,29 @@ func init() {
 		active = impls[len(impls)-1]
 	}
 }
+
+//go:noescape
+func expAsm(n int, x, dst *float32)
+
+//go:noescape
+func sigmoidAsm(n int, x, dst *float32)
+
+//go:noescape
+func tanhAsm(n int, x, dst *float32)
+
+// vecAct runs the assembly activation on the multiple-of-4 prefix of x and
+// the scalar Go version (same formulas) on the rest.
+func vecAct(dst, x []float32, body func(n int, x, dst *float32), tail func(float32) float32) {
+	dst = dst[:len(x)]
+	n := len(x) &^ 3
+	if n > 0 {
+		body(n, &x[0], &dst[0])
+	}
+	for i := n; i < len(x); i++ {
+		dst[i] = tail(x[i])
+	}
+}
+
+func expAVX2(dst, x []float32)     { vecAct(dst, x, expAsm, exp32) }
+func sigmoidAVX2(dst, x []float32) { vecAct(dst, x, sigmoidAsm, sigmoid32) }
+func tanhAVX2(dst, x []float32)    { vecAct(dst, x, tanhAsm, tanh32) }

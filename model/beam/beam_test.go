@@ -560,6 +560,8 @@ func TestTopK(t *testing.T) {
 	}
 }
 
+// BenchmarkSearch decodes 60 labels from 400 CTC frames (V = 29) with a
+// noisy oracle decoder, joint CTC weight 0.3 and a weak bigram LM.
 func BenchmarkSearch(b *testing.B) {
 	rng := rand.New(rand.NewSource(3))
 	const T, V = 400, 29
@@ -567,15 +569,63 @@ func BenchmarkSearch(b *testing.B) {
 	for i := range target {
 		target[i] = 1 + rng.Intn(V-1)
 	}
-	x := peakedCTC(rng, target, T, V, 0, 4)
-	dec := markovDec{randTable(rng, V, V, 1)}
+	x := peakedCTC(rng, target, T, V, 0, 10)
+	dec := oracleDec{target: target, v: V, boost: 4}
 	lm := bigramLM{table: randTable(rng, V, V, 1), eos: 0}
 	for _, beamSize := range []int{1, 4, 10} {
-		b.Run(fmt.Sprintf("beam%d_ctc0.3_lm", beamSize), func(b *testing.B) {
+		b.Run(fmt.Sprintf("beam%d", beamSize), func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				Search(dec, x, T, V, lm, Options{Beam: beamSize, EOS: 0, CTCWeight: 0.3, LMWeight: 0.3})
+				hs := Search(dec, x, T, V, lm, Options{Beam: beamSize, EOS: 0, CTCWeight: 0.3, LMWeight: 0.1})
+				if key(hs[0].Tokens) != key(target) {
+					b.Fatalf("beam %d decoded %v", beamSize, hs[0].Tokens)
+				}
 			}
 		})
+	}
+}
+
+// BenchmarkCTCExtend measures one prefix extension over T = 400 frames.
+func BenchmarkCTCExtend(b *testing.B) {
+	rng := rand.New(rand.NewSource(4))
+	const T, V = 400, 29
+	s := NewCTCPrefixScorer(randCTC(rng, T, V, 3), T, V, 0)
+	g := s.Extend(nil, s.Initial(), 5)
+	dst := s.Extend(nil, g, 6)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		s.Extend(dst, g, 1+i%(V-1))
+	}
+}
+
+func TestLogAdd(t *testing.T) {
+	const tol = 1e-10
+	inf := math.Inf(-1)
+	cases := []struct {
+		a, b, want float64
+	}{
+		{inf, inf, inf},
+		{inf, -3, -3},
+		{2, inf, 2},
+		{0, 0, math.Ln2},
+		{-1000, -1000, -1000 + math.Ln2},
+		{5, -100, 5},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprint(c.a, c.b), func(t *testing.T) {
+			got := logAdd(c.a, c.b)
+			if !(got == c.want || math.Abs(got-c.want) < tol) {
+				t.Errorf("logAdd(%g, %g) = %g, want %g", c.a, c.b, got, c.want)
+			}
+		})
+	}
+	// Dense sweep of the interpolated range against the exact formula.
+	worst := 0.0
+	for d := spMin - 1; d <= 0; d += 1.0 / 997 {
+		exact := math.Log1p(math.Exp(d))
+		worst = math.Max(worst, math.Abs(logAdd(0, d)-exact))
+	}
+	if worst > tol {
+		t.Errorf("max softplus error %g > %g", worst, tol)
 	}
 }

@@ -4,15 +4,51 @@ import "math"
 
 var negInf = math.Inf(-1)
 
-// logAdd returns log(exp(a) + exp(b)) without overflow.
+// logAdd returns log(exp(a) + exp(b)) without overflow, as
+// max(a, b) + softplus(−|a − b|). softplus comes from a table with cubic
+// Hermite interpolation (absolute error below 1e-10 nats, see the tests),
+// which is several times faster than math.Exp plus math.Log1p; the CTC
+// recursion spends nearly all its time here.
 func logAdd(a, b float64) float64 {
 	if a < b {
 		a, b = b, a
 	}
-	if b == negInf {
+	d := b - a
+	if !(d > spMin) { // also catches NaN, which only −Inf − −Inf gives
 		return a
 	}
-	return a + math.Log1p(math.Exp(b-a))
+	return a + softplus(d)
+}
+
+// softplus table: f(d) = log(1 + e^d) on [spMin, 0], spSteps knots per nat,
+// with the derivative f'(d) = 1/(1 + e^−d) for Hermite interpolation. Below
+// spMin, f(d) < 1e-16 and is dropped.
+const (
+	spMin   = -37.0
+	spSteps = 64
+	spN     = int(-spMin*spSteps) + 2
+)
+
+var spF, spD = func() (f, df []float64) {
+	f, df = make([]float64, spN), make([]float64, spN)
+	for i := range f {
+		d := spMin + float64(i)/spSteps
+		f[i] = math.Log1p(math.Exp(d))
+		df[i] = 1 / (1 + math.Exp(-d)) / spSteps // scaled to a unit step
+	}
+	return f, df
+}()
+
+// softplus returns log(1 + e^d) for d in (spMin, 0].
+func softplus(d float64) float64 {
+	x := (d - spMin) * spSteps
+	i := int(x)
+	u := x - float64(i)
+	f0, f1, m0, m1 := spF[i], spF[i+1], spD[i], spD[i+1]
+	// Cubic Hermite basis on the unit interval.
+	u2 := u * u
+	u3 := u2 * u
+	return (2*u3-3*u2+1)*f0 + (u3-2*u2+u)*m0 + (-2*u3+3*u2)*f1 + (u3-u2)*m1
 }
 
 // CTCPrefixScorer computes CTC prefix probabilities (Watanabe et al. 2017,

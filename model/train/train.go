@@ -33,7 +33,8 @@ type Options struct {
 	Train  []string // training manifests
 	Dev    string   // dev manifest ("" for none)
 	OutDir string
-	Resume bool // continue from OutDir/checkpoint.heed
+	Resume bool   // continue from OutDir/checkpoint.heed
+	Init   string // start from this model file's weights and CMVN (fine-tuning); "" for random
 
 	Model model.Config      // network shape (ignored on resume)
 	Run   model.TrainConfig // optimizer, schedule, workers, seed
@@ -165,6 +166,13 @@ func (s *state) load() error {
 		if ck.NumUtts != len(all) {
 			return fmt.Errorf("resume: the training data has %d utterances, the checkpoint was made with %d", len(all), ck.NumUtts)
 		}
+	} else if opt.Init != "" {
+		b, err := model.LoadFile(opt.Init)
+		if err != nil {
+			return fmt.Errorf("--init: %w", err)
+		}
+		cmvn, cfg, p = b.Meta.CMVN, b.Net.Cfg, b.Net.P
+		s.printf("starting from the weights of %s (%d updates)\n", opt.Init, b.Meta.Training.Steps)
 	} else {
 		cfg = opt.Model
 		cmvn = CMVNOf(all, cfg.NumMel)
@@ -341,7 +349,7 @@ func (s *state) evaluate() {
 	sharp, steps := 0.0, 0
 	for _, d := range s.dev {
 		enc := net.Encode(d.u.Feats, d.u.Frames)
-		ids, att := net.Greedy(enc, MaxDecodeLen(enc))
+		ids, att := net.Greedy(enc, model.MaxDecodeLen(enc))
 		hyp := model.Decode(ids)
 		charErr += EditDistance([]rune(d.text), []rune(hyp))
 		chars += len([]rune(d.text))
@@ -404,26 +412,4 @@ func (s *state) checkpoint() error {
 	}
 	s.printf("\ncheckpoint at update %d written to %s\n", s.meta.Step, s.opt.OutDir)
 	return nil
-}
-
-// MaxDecodeLen caps the attention decoder's output length from the
-// encoder's CTC posteriors: the number of non-blank CTC frames plus a
-// margin, and never more than twice the encoder frames. Without a cap an
-// undertrained decoder that has not learned to stop loops forever.
-func MaxDecodeLen(enc *model.Encoded) int {
-	V := len(enc.CTCLogProbs) / max(1, enc.T)
-	nonBlank := 0
-	for t := 0; t < enc.T; t++ {
-		row := enc.CTCLogProbs[t*V : (t+1)*V]
-		best := 0
-		for v := range row {
-			if row[v] > row[best] {
-				best = v
-			}
-		}
-		if best != model.EOS {
-			nonBlank++
-		}
-	}
-	return min(2*enc.T+5, max(int(1.5*float64(nonBlank))+10, enc.T/3))
 }

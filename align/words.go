@@ -1,0 +1,273 @@
+package align
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/heed-asr/heed/align/normalize"
+)
+
+// Transcript returns the character sequence the attention rows refer to:
+// the spoken words of txt joined by single spaces, no leading or trailing
+// space. Row l of the attention matrix is byte l of the result (spoken
+// words are ASCII).
+func Transcript(txt *normalize.Text) string { return strings.Join(txt.Words(), " ") }
+
+// Options configures AlignText.
+type Options struct {
+	// Path configures MonotonicPath.
+	Path PathOptions
+	// FrameSec is the duration of one encoder frame in seconds (0.03 for
+	// three stacked 10 ms feature frames).
+	FrameSec float64
+	// MinConfidence is the confidence below which a spoken word is
+	// interpolated instead of taking its times from the path.
+	MinConfidence float64
+}
+
+// DefaultOptions returns heed's alignment options: DefaultPathOptions,
+// 30 ms encoder frames, MinConfidence 0.3.
+func DefaultOptions() Options {
+	return Options{Path: DefaultPathOptions(), FrameSec: 0.03, MinConfidence: 0.3}
+}
+
+// AlignText aligns the transcript txt against a decoder attention matrix
+// att, (L, T) row-major, whose L rows are the bytes of Transcript(txt) and
+// whose T columns are encoder frames. It returns one Word per token of txt,
+// in order and spelled as given (see TokenWords); times are seconds from
+// the first encoder frame.
+//
+// Steps: MonotonicPath gives each character a span; SpokenWords groups them
+// into words with confidences; words below opts.MinConfidence are
+// interpolated; TokenWords maps spoken words back to tokens. When no path
+// exists (more characters than upsampled frames) every word is
+// interpolated over the whole audio. It returns an error when len(att) !=
+// L*T or opts.FrameSec <= 0.
+func AlignText(txt *normalize.Text, att []float32, T int, opts Options) ([]Word, error) {
+	chars := Transcript(txt)
+	L := len(chars)
+	if T < 0 || len(att) != L*T {
+		return nil, fmt.Errorf("align: attention has %d values, want %d characters x %d frames", len(att), L, T)
+	}
+	if opts.Path.CTC != nil && len(opts.Path.CTC) != L*T {
+		return nil, fmt.Errorf("align: CTC posteriors have %d values, want %d frames x %d characters", len(opts.Path.CTC), T, L)
+	}
+	if !(opts.FrameSec > 0) {
+		return nil, fmt.Errorf("align: frame duration %v s must be positive", opts.FrameSec)
+	}
+	var spans []Span
+	if L > 0 {
+		spans = MonotonicPath(att, L, T, opts.Path)
+	}
+	var conf []float64
+	if spans != nil {
+		conf = WordConfidence(chars, att, T, spans, opts.Path)
+	}
+	fineSec := opts.FrameSec / float64(opts.Path.upsample())
+	spoken := SpokenWords(chars, spans, conf, fineSec)
+	Interpolate(spoken, opts.MinConfidence, 0, float64(T)*opts.FrameSec)
+	return TokenWords(txt, spoken), nil
+}
+
+// wordRanges returns the [start, end) byte ranges of the space-separated
+// words of chars.
+func wordRanges(chars string) [][2]int {
+	var r [][2]int
+	start := -1
+	for i := 0; i <= len(chars); i++ {
+		if i == len(chars) || chars[i] == ' ' {
+			if start >= 0 {
+				r = append(r, [2]int{start, i})
+				start = -1
+			}
+		} else if start < 0 {
+			start = i
+		}
+	}
+	return r
+}
+
+// WordConfidence returns a confidence in [0, 1] for every space-separated
+// word of chars (the attention rows): the mean over the word's characters of
+// the attention mass each row puts inside the word's span (from its first
+// character's Start to its last character's End), using the same
+// upsampling as MonotonicPath. Rows are assumed to sum to 1 (softmax); the
+// mass is clamped to [0, 1]. When opts carries CTC posteriors with a
+// positive CTCWeight w, each character's term becomes
+// (mass + w*peak)/(1 + w), where peak is the character's highest CTC
+// posterior inside its own span. It panics if len(att) != len(chars)*T or
+// len(spans) != len(chars).
+func WordConfidence(chars string, att []float32, T int, spans []Span, opts PathOptions) []float64 {
+	L := len(chars)
+	if len(att) != L*T || len(spans) != L {
+		panic("align: WordConfidence size mismatch")
+	}
+	up := opts.upsample()
+	fm := &fineMatrix{L: 1, T: T, up: up}
+	var cm *fineMatrix
+	w := opts.CTCWeight
+	if opts.CTC != nil && w > 0 {
+		cm = &fineMatrix{tl: opts.CTC, L: L, T: T, up: up}
+	}
+	one, col := make([]float64, 1), make([]float64, L)
+	ranges := wordRanges(chars)
+	conf := make([]float64, len(ranges))
+	for k, r := range ranges {
+		span := Span{spans[r[0]].Start, spans[r[1]-1].End}
+		sum := 0.0
+		for l := r[0]; l < r[1]; l++ {
+			fm.tl = att[l*T : (l+1)*T] // one row as a (T, 1) matrix
+			mass := 0.0
+			for f := span.Start; f < span.End; f++ {
+				fm.column(one, f, true)
+				mass += one[0]
+			}
+			c := math.Min(math.Max(mass, 0), 1)
+			if cm != nil {
+				peak := 0.0
+				for f := spans[l].Start; f < spans[l].End; f++ {
+					cm.column(col, f, false)
+					peak = math.Max(peak, col[l])
+				}
+				c = (c + w*math.Min(peak, 1)) / (1 + w)
+			}
+			sum += c
+		}
+		conf[k] = sum / float64(r[1]-r[0])
+	}
+	return conf
+}
+
+// SpokenWords builds one Word per space-separated word of chars (the
+// attention rows) from the character spans (upsampled frames of fineSec
+// seconds) and the word confidences conf (one per word, as from
+// WordConfidence). Spans of spaces belong to no word. Words are
+// StatusAligned; their Chars carry the character spans. When spans is nil
+// (no path) the words get zero times, confidence 0 and
+// StatusInterpolated, ready for Interpolate. It panics if spans is neither
+// nil nor of length len(chars), or conf does not hold one value per word.
+func SpokenWords(chars string, spans []Span, conf []float64, fineSec float64) []Word {
+	ranges := wordRanges(chars)
+	if spans != nil && (len(spans) != len(chars) || len(conf) != len(ranges)) {
+		panic("align: SpokenWords size mismatch")
+	}
+	words := make([]Word, len(ranges))
+	for k, r := range ranges {
+		w := Word{Word: chars[r[0]:r[1]], Status: StatusInterpolated, Chars: make([]Char, 0, r[1]-r[0])}
+		for l := r[0]; l < r[1]; l++ {
+			c := Char{Char: chars[l : l+1]}
+			if spans != nil {
+				c.Start, c.End = float64(spans[l].Start)*fineSec, float64(spans[l].End)*fineSec
+			}
+			w.Chars = append(w.Chars, c)
+		}
+		if spans != nil {
+			w.Start, w.End = w.Chars[0].Start, w.Chars[len(w.Chars)-1].End
+			w.Confidence, w.Status = conf[k], StatusAligned
+		}
+		words[k] = w
+	}
+	return words
+}
+
+// Interpolate marks every word whose confidence is below minConf (or that
+// is already StatusInterpolated) as StatusInterpolated and gives each run of
+// such words new times: the interval between the end of the previous
+// aligned word (or start) and the start of the next aligned word (or end)
+// is tiled by the run's words in proportion to their character counts, and
+// each word's characters share its time equally. Aligned words are left
+// as they are. Times are seconds.
+func Interpolate(words []Word, minConf, start, end float64) {
+	for i := range words {
+		if words[i].Confidence < minConf {
+			words[i].Status = StatusInterpolated
+		}
+	}
+	for i := 0; i < len(words); {
+		if words[i].Status == StatusAligned {
+			i++
+			continue
+		}
+		j := i
+		for j < len(words) && words[j].Status != StatusAligned {
+			j++
+		}
+		lo, hi := start, end
+		if i > 0 {
+			lo = words[i-1].End
+		}
+		if j < len(words) {
+			hi = words[j].Start
+		}
+		hi = math.Max(hi, lo)
+		units := 0
+		for _, w := range words[i:j] {
+			units += max(len([]rune(w.Word)), 1)
+		}
+		t := lo
+		for k := i; k < j; k++ {
+			n := max(len([]rune(words[k].Word)), 1)
+			d := (hi - lo) * float64(n) / float64(units)
+			w := &words[k]
+			w.Start, w.End = t, t+d
+			if k == j-1 {
+				w.End = hi
+			}
+			for c := range w.Chars {
+				cs := w.Start + (w.End-w.Start)*float64(c)/float64(len(w.Chars))
+				ce := w.Start + (w.End-w.Start)*float64(c+1)/float64(len(w.Chars))
+				w.Chars[c].Start, w.Chars[c].End = cs, ce
+			}
+			t = w.End
+		}
+		i = j
+	}
+}
+
+// TokenWords maps spoken words (one per word of txt.Words(), as from
+// SpokenWords) back to the tokens of txt: one Word per token, spelled
+// exactly as the token (Token.Orig). A token with several spoken words
+// starts at the first and ends at the last; its confidence is their mean,
+// its Chars their characters, and it is StatusAligned only if all of them
+// are. A token without spoken words ("—") gets zero length at the end of
+// the previous token (or the start of the next one), confidence 0 and
+// StatusInterpolated. It panics if len(spoken) != len(txt.Words()).
+func TokenWords(txt *normalize.Text, spoken []Word) []Word {
+	off := txt.Offsets()
+	if len(spoken) != off[len(off)-1] {
+		panic("align: TokenWords: spoken word count mismatch")
+	}
+	out := make([]Word, len(txt.Tokens))
+	for i, tok := range txt.Tokens {
+		w := Word{Word: tok.Orig, Status: StatusInterpolated}
+		ws := spoken[off[i]:off[i+1]]
+		if len(ws) > 0 {
+			w.Start, w.End = ws[0].Start, ws[len(ws)-1].End
+			w.Status = StatusAligned
+			for _, s := range ws {
+				w.Confidence += s.Confidence / float64(len(ws))
+				w.Chars = append(w.Chars, s.Chars...)
+				if s.Status != StatusAligned {
+					w.Status = StatusInterpolated
+				}
+			}
+			w.Confidence = math.Min(math.Max(w.Confidence, 0), 1)
+		}
+		out[i] = w
+	}
+	// Place tokens without spoken words at a neighbour boundary.
+	for i := range out {
+		if off[i] != off[i+1] {
+			continue
+		}
+		switch {
+		case i > 0:
+			out[i].Start = out[i-1].End
+		case off[len(off)-1] > 0:
+			out[i].Start = spoken[0].Start
+		}
+		out[i].End = out[i].Start
+	}
+	return out
+}

@@ -1,0 +1,242 @@
+package align
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/heed-asr/heed/align/normalize"
+)
+
+// layout describes synthetic audio for a transcript: every character of a
+// "present" word takes charFrames encoder frames, a space takes spaceFrames
+// plus any extra pause before the next word; words marked absent are not
+// in the audio at all (their rows attend uniformly); extra frames of
+// unrelated audio can sit before a word.
+type layout struct {
+	charFrames, spaceFrames int
+	absent                  map[int]bool // spoken word index -> not spoken
+	pause                   map[int]int  // spoken word index -> frames of silence/music before it
+}
+
+// synth builds the (L, T) attention for chars and returns it with T and the
+// true [start, end) encoder frames of every spoken word (absent words get
+// {-1, -1}).
+func (ly layout) synth(chars string) (att []float32, T int, truth [][2]int) {
+	ranges := wordRanges(chars)
+	centre := make([]float64, len(chars))
+	uniform := make([]bool, len(chars))
+	t := 0
+	for k, r := range ranges {
+		if k > 0 {
+			// The space before word k.
+			centre[r[0]-1] = float64(t) + float64(ly.spaceFrames)/2 - 0.5
+			t += ly.spaceFrames
+		}
+		t += ly.pause[k]
+		if ly.absent[k] {
+			for l := r[0]; l < r[1]; l++ {
+				uniform[l] = true
+			}
+			truth = append(truth, [2]int{-1, -1})
+			continue
+		}
+		start := t
+		for l := r[0]; l < r[1]; l++ {
+			centre[l] = float64(t) + float64(ly.charFrames)/2 - 0.5
+			t += ly.charFrames
+		}
+		truth = append(truth, [2]int{start, t})
+	}
+	T = t + 2
+	att = make([]float32, len(chars)*T)
+	for l := range chars {
+		row := att[l*T : (l+1)*T]
+		sum := 0.0
+		for i := range row {
+			v := 1.0
+			if !uniform[l] {
+				d := (float64(i) - centre[l]) / (0.3 * float64(ly.charFrames))
+				v = math.Exp(-0.5*d*d) + 1e-12
+			}
+			row[i] = float32(v)
+			sum += v
+		}
+		for i := range row {
+			row[i] = float32(float64(row[i]) / sum)
+		}
+	}
+	return att, T, truth
+}
+
+func TestAlignText(t *testing.T) {
+	const frameSec = 0.03
+	const tol = 0.035 // seconds: about one encoder frame
+	tests := []struct {
+		name   string
+		text   string
+		ly     layout
+		interp []int // token indices expected to be interpolated
+	}{
+		{"clean", "Dr. Smith paid $42.50 on May 3rd, 1999.", layout{charFrames: 2, spaceFrames: 2}, nil},
+		{"pauses", "Hello there, general Kenobi!", layout{charFrames: 3, spaceFrames: 1, pause: map[int]int{1: 20, 3: 40}}, nil},
+		{"extra word in text", "the cat sat on the mat", layout{charFrames: 2, spaceFrames: 2, absent: map[int]bool{2: true}}, []int{2}},
+		{"extra audio", "one two three", layout{charFrames: 2, spaceFrames: 2, pause: map[int]int{1: 150}}, nil},
+		{"silent token", "wait — what", layout{charFrames: 2, spaceFrames: 2}, []int{1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			txt, err := normalize.Normalize(tt.text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			chars := Transcript(txt)
+			att, T, truth := tt.ly.synth(chars)
+			opts := DefaultOptions()
+			opts.FrameSec = frameSec
+			words, err := AlignText(txt, att, T, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := &Result{File: "x.wav", Duration: float64(T) * frameSec, Words: words}
+			if err := r.Validate(); err != nil {
+				t.Fatalf("invalid result: %v", err)
+			}
+			fields := strings.Fields(tt.text)
+			if len(words) != len(fields) {
+				t.Fatalf("got %d words, want %d", len(words), len(fields))
+			}
+			interp := map[int]bool{}
+			for _, i := range tt.interp {
+				interp[i] = true
+			}
+			off := txt.Offsets()
+			for i, w := range words {
+				if w.Word != fields[i] {
+					t.Errorf("word %d = %q, want %q", i, w.Word, fields[i])
+				}
+				wantStatus := StatusAligned
+				if interp[i] {
+					wantStatus = StatusInterpolated
+				}
+				if w.Status != wantStatus {
+					t.Errorf("word %d %q: status %s (confidence %.3f), want %s", i, w.Word, w.Status, w.Confidence, wantStatus)
+				}
+				if w.Confidence < 0 || w.Confidence > 1 {
+					t.Errorf("word %d: confidence %v outside [0, 1]", i, w.Confidence)
+				}
+				if wantStatus != StatusAligned || off[i] == off[i+1] {
+					continue
+				}
+				first, last := truth[off[i]], truth[off[i+1]-1]
+				wantStart, wantEnd := float64(first[0])*frameSec, float64(last[1])*frameSec
+				if math.Abs(w.Start-wantStart) > tol || math.Abs(w.End-wantEnd) > tol {
+					t.Errorf("word %d %q: [%.3f, %.3f], want [%.3f, %.3f] (tol %v)", i, w.Word, w.Start, w.End, wantStart, wantEnd, tol)
+				}
+			}
+		})
+	}
+}
+
+func TestAlignTextSilentTokenPlacement(t *testing.T) {
+	txt, err := normalize.Normalize("— wait — — what ...")
+	if err != nil {
+		t.Fatal(err)
+	}
+	att, T, _ := layout{charFrames: 2, spaceFrames: 2}.synth(Transcript(txt))
+	words, err := AlignText(txt, att, T, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ tok, neighbour int }{{0, 1}, {2, 1}, {3, 1}, {5, 4}} {
+		w, n := words[tt.tok], words[tt.neighbour]
+		want := n.End
+		if tt.tok < tt.neighbour {
+			want = n.Start
+		}
+		if w.Start != want || w.End != want || w.Status != StatusInterpolated || w.Confidence != 0 {
+			t.Errorf("token %d %q = %+v, want zero length at %v, interpolated", tt.tok, w.Word, w, want)
+		}
+	}
+}
+
+func TestAlignTextNoPath(t *testing.T) {
+	txt, err := normalize.Normalize("abc de")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const T = 1 // 3 upsampled frames for 6 characters: no path
+	att := make([]float32, 6*T)
+	words, err := AlignText(txt, att, T, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const tol = 1e-12
+	want := [][2]float64{{0, 0.018}, {0.018, 0.03}}
+	for i, w := range words {
+		if w.Status != StatusInterpolated || math.Abs(w.Start-want[i][0]) > tol || math.Abs(w.End-want[i][1]) > tol {
+			t.Errorf("word %d = %+v, want interpolated over %v", i, w, want[i])
+		}
+	}
+}
+
+func TestAlignTextErrors(t *testing.T) {
+	txt, _ := normalize.Normalize("ab")
+	tests := []struct {
+		name string
+		att  []float32
+		T    int
+		opts Options
+	}{
+		{"size", make([]float32, 5), 3, DefaultOptions()},
+		{"frame", make([]float32, 6), 3, Options{}},
+		{"ctc", make([]float32, 6), 3, Options{FrameSec: 0.03, Path: PathOptions{CTC: make([]float32, 2)}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := AlignText(txt, tt.att, tt.T, tt.opts); err == nil {
+				t.Error("no error")
+			}
+		})
+	}
+}
+
+func TestInterpolate(t *testing.T) {
+	const tol = 1e-12
+	mk := func(word string, s, e, conf float64) Word {
+		w := Word{Word: word, Start: s, End: e, Confidence: conf, Status: StatusAligned}
+		for _, c := range word {
+			w.Chars = append(w.Chars, Char{Char: string(c)})
+		}
+		return w
+	}
+	tests := []struct {
+		name  string
+		words []Word
+		want  [][2]float64
+	}{
+		{"middle run", []Word{mk("aa", 0, 1, 0.9), mk("b", 5, 5.1, 0.1), mk("ccc", 6, 6.2, 0.1), mk("d", 8, 9, 0.8)},
+			[][2]float64{{0, 1}, {1, 2.75}, {2.75, 8}, {8, 9}}},
+		{"leading and trailing", []Word{mk("ab", 3, 3.5, 0.1), mk("c", 4, 5, 0.9), mk("de", 9, 9.1, 0)},
+			[][2]float64{{0, 4}, {4, 5}, {5, 10}}},
+		{"all", []Word{mk("a", 1, 2, 0), mk("bcd", 2, 3, 0)}, [][2]float64{{0, 2.5}, {2.5, 10}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			Interpolate(tt.words, 0.5, 0, 10)
+			for i, w := range tt.words {
+				if math.Abs(w.Start-tt.want[i][0]) > tol || math.Abs(w.End-tt.want[i][1]) > tol {
+					t.Errorf("word %d = [%v, %v], want %v", i, w.Start, w.End, tt.want[i])
+				}
+				if (w.Confidence < 0.5) != (w.Status == StatusInterpolated) {
+					t.Errorf("word %d: confidence %v status %s", i, w.Confidence, w.Status)
+				}
+				if w.Status == StatusInterpolated {
+					if c := w.Chars; c[0].Start != w.Start || math.Abs(c[len(c)-1].End-w.End) > tol {
+						t.Errorf("word %d chars %v do not span the word", i, c)
+					}
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,233 @@
+//go:build amd64
+
+#include "textflag.h"
+
+// Vectorised float32 activations (AVX2 + FMA). Each function converts four
+// float32 values to float64, evaluates the same formulas as exp32,
+// sigmoid32 and tanh32 in act.go (2^t = 2^n·(1+q), q = f·Q(f)) and rounds
+// back once. n must be a multiple of 4; the Go wrappers do the tail.
+
+// Constants, four float64 (or int64) lanes each.
+// actLog2e: log2(e)
+DATA actLog2e<>+0(SB)/8, $0x3ff71547652b82fe
+DATA actLog2e<>+8(SB)/8, $0x3ff71547652b82fe
+DATA actLog2e<>+16(SB)/8, $0x3ff71547652b82fe
+DATA actLog2e<>+24(SB)/8, $0x3ff71547652b82fe
+GLOBL actLog2e<>(SB), RODATA|NOPTR, $32
+// actNegLog2e: -log2(e)
+DATA actNegLog2e<>+0(SB)/8, $0xbff71547652b82fe
+DATA actNegLog2e<>+8(SB)/8, $0xbff71547652b82fe
+DATA actNegLog2e<>+16(SB)/8, $0xbff71547652b82fe
+DATA actNegLog2e<>+24(SB)/8, $0xbff71547652b82fe
+GLOBL actNegLog2e<>(SB), RODATA|NOPTR, $32
+// act2Log2e: 2·log2(e)
+DATA act2Log2e<>+0(SB)/8, $0x40071547652b82fe
+DATA act2Log2e<>+8(SB)/8, $0x40071547652b82fe
+DATA act2Log2e<>+16(SB)/8, $0x40071547652b82fe
+DATA act2Log2e<>+24(SB)/8, $0x40071547652b82fe
+GLOBL act2Log2e<>(SB), RODATA|NOPTR, $32
+// actMagic: 1.5·2^52, rounds to integer when added
+DATA actMagic<>+0(SB)/8, $0x4338000000000000
+DATA actMagic<>+8(SB)/8, $0x4338000000000000
+DATA actMagic<>+16(SB)/8, $0x4338000000000000
+DATA actMagic<>+24(SB)/8, $0x4338000000000000
+GLOBL actMagic<>(SB), RODATA|NOPTR, $32
+// actLo: -200, lower clamp of t
+DATA actLo<>+0(SB)/8, $0xc069000000000000
+DATA actLo<>+8(SB)/8, $0xc069000000000000
+DATA actLo<>+16(SB)/8, $0xc069000000000000
+DATA actLo<>+24(SB)/8, $0xc069000000000000
+GLOBL actLo<>(SB), RODATA|NOPTR, $32
+// actHi: 200, upper clamp of t
+DATA actHi<>+0(SB)/8, $0x4069000000000000
+DATA actHi<>+8(SB)/8, $0x4069000000000000
+DATA actHi<>+16(SB)/8, $0x4069000000000000
+DATA actHi<>+24(SB)/8, $0x4069000000000000
+GLOBL actHi<>(SB), RODATA|NOPTR, $32
+// actHiTanh: 64, upper clamp of t for tanh
+DATA actHiTanh<>+0(SB)/8, $0x4050000000000000
+DATA actHiTanh<>+8(SB)/8, $0x4050000000000000
+DATA actHiTanh<>+16(SB)/8, $0x4050000000000000
+DATA actHiTanh<>+24(SB)/8, $0x4050000000000000
+GLOBL actHiTanh<>(SB), RODATA|NOPTR, $32
+// actOne: 1
+DATA actOne<>+0(SB)/8, $0x3ff0000000000000
+DATA actOne<>+8(SB)/8, $0x3ff0000000000000
+DATA actOne<>+16(SB)/8, $0x3ff0000000000000
+DATA actOne<>+24(SB)/8, $0x3ff0000000000000
+GLOBL actOne<>(SB), RODATA|NOPTR, $32
+// actTwo: 2
+DATA actTwo<>+0(SB)/8, $0x4000000000000000
+DATA actTwo<>+8(SB)/8, $0x4000000000000000
+DATA actTwo<>+16(SB)/8, $0x4000000000000000
+DATA actTwo<>+24(SB)/8, $0x4000000000000000
+GLOBL actTwo<>(SB), RODATA|NOPTR, $32
+// actBias: float64 exponent bias (int64 lanes)
+DATA actBias<>+0(SB)/8, $0x00000000000003ff
+DATA actBias<>+8(SB)/8, $0x00000000000003ff
+DATA actBias<>+16(SB)/8, $0x00000000000003ff
+DATA actBias<>+24(SB)/8, $0x00000000000003ff
+GLOBL actBias<>(SB), RODATA|NOPTR, $32
+// actAbs: clears the sign bit
+DATA actAbs<>+0(SB)/8, $0x7fffffffffffffff
+DATA actAbs<>+8(SB)/8, $0x7fffffffffffffff
+DATA actAbs<>+16(SB)/8, $0x7fffffffffffffff
+DATA actAbs<>+24(SB)/8, $0x7fffffffffffffff
+GLOBL actAbs<>(SB), RODATA|NOPTR, $32
+// actSign: keeps only the sign bit
+DATA actSign<>+0(SB)/8, $0x8000000000000000
+DATA actSign<>+8(SB)/8, $0x8000000000000000
+DATA actSign<>+16(SB)/8, $0x8000000000000000
+DATA actSign<>+24(SB)/8, $0x8000000000000000
+GLOBL actSign<>(SB), RODATA|NOPTR, $32
+// actQ0: expQ0
+DATA actQ0<>+0(SB)/8, $0x3fe62e42fefd9e2b
+DATA actQ0<>+8(SB)/8, $0x3fe62e42fefd9e2b
+DATA actQ0<>+16(SB)/8, $0x3fe62e42fefd9e2b
+DATA actQ0<>+24(SB)/8, $0x3fe62e42fefd9e2b
+GLOBL actQ0<>(SB), RODATA|NOPTR, $32
+// actQ1: expQ1
+DATA actQ1<>+0(SB)/8, $0x3fcebfbe045016f3
+DATA actQ1<>+8(SB)/8, $0x3fcebfbe045016f3
+DATA actQ1<>+16(SB)/8, $0x3fcebfbe045016f3
+DATA actQ1<>+24(SB)/8, $0x3fcebfbe045016f3
+GLOBL actQ1<>(SB), RODATA|NOPTR, $32
+// actQ2: expQ2
+DATA actQ2<>+0(SB)/8, $0x3fac6b08c92e7f0b
+DATA actQ2<>+8(SB)/8, $0x3fac6b08c92e7f0b
+DATA actQ2<>+16(SB)/8, $0x3fac6b08c92e7f0b
+DATA actQ2<>+24(SB)/8, $0x3fac6b08c92e7f0b
+GLOBL actQ2<>(SB), RODATA|NOPTR, $32
+// actQ3: expQ3
+DATA actQ3<>+0(SB)/8, $0x3f83b2a1c6527ea5
+DATA actQ3<>+8(SB)/8, $0x3f83b2a1c6527ea5
+DATA actQ3<>+16(SB)/8, $0x3f83b2a1c6527ea5
+DATA actQ3<>+24(SB)/8, $0x3f83b2a1c6527ea5
+GLOBL actQ3<>(SB), RODATA|NOPTR, $32
+// actQ4: expQ4
+DATA actQ4<>+0(SB)/8, $0x3f55d88e68e31362
+DATA actQ4<>+8(SB)/8, $0x3f55d88e68e31362
+DATA actQ4<>+16(SB)/8, $0x3f55d88e68e31362
+DATA actQ4<>+24(SB)/8, $0x3f55d88e68e31362
+GLOBL actQ4<>(SB), RODATA|NOPTR, $32
+// actQ5: expQ5
+DATA actQ5<>+0(SB)/8, $0x3f2443f3c8b05e6b
+DATA actQ5<>+8(SB)/8, $0x3f2443f3c8b05e6b
+DATA actQ5<>+16(SB)/8, $0x3f2443f3c8b05e6b
+DATA actQ5<>+24(SB)/8, $0x3f2443f3c8b05e6b
+GLOBL actQ5<>(SB), RODATA|NOPTR, $32
+// actQ6: expQ6
+DATA actQ6<>+0(SB)/8, $0x3eeff953978422d6
+DATA actQ6<>+8(SB)/8, $0x3eeff953978422d6
+DATA actQ6<>+16(SB)/8, $0x3eeff953978422d6
+DATA actQ6<>+24(SB)/8, $0x3eeff953978422d6
+GLOBL actQ6<>(SB), RODATA|NOPTR, $32
+
+// EXP2CORE takes t in Y0 (clamped, or NaN) and leaves s = 2^round(t) in Y1
+// and q = 2^(t-round(t)) - 1 in Y3. It clobbers Y2.
+#define EXP2CORE \
+	VADDPD      actMagic<>(SB), Y0, Y1 \
+	VSUBPD      actMagic<>(SB), Y1, Y2 \
+	VSUBPD      Y2, Y0, Y2 \
+	VMOVUPD     actQ6<>(SB), Y3 \
+	VFMADD213PD actQ5<>(SB), Y2, Y3 \
+	VFMADD213PD actQ4<>(SB), Y2, Y3 \
+	VFMADD213PD actQ3<>(SB), Y2, Y3 \
+	VFMADD213PD actQ2<>(SB), Y2, Y3 \
+	VFMADD213PD actQ1<>(SB), Y2, Y3 \
+	VFMADD213PD actQ0<>(SB), Y2, Y3 \
+	VMULPD      Y2, Y3, Y3 \
+	VPADDQ      actBias<>(SB), Y1, Y1 \
+	VPSLLQ      $52, Y1, Y1
+
+// func expAsm(n int, x, dst *float32)
+TEXT ·expAsm(SB), NOSPLIT, $0-24
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ dst+16(FP), DI
+	VMOVUPD actLo<>(SB), Y14
+	VMOVUPD actHi<>(SB), Y15
+	SHRQ $2, CX
+	JEQ  expdone
+
+exploop:
+	VCVTPS2PD (SI), Y0
+	VMULPD    actLog2e<>(SB), Y0, Y0
+	VMAXPD    Y0, Y14, Y0 // max(lo, t), NaN stays
+	VMINPD    Y0, Y15, Y0 // min(hi, t), NaN stays
+	EXP2CORE
+	VFMADD213PD Y1, Y1, Y3 // s·q + s
+	VCVTPD2PSY  Y3, X3
+	VMOVUPS     X3, (DI)
+	ADDQ $16, SI
+	ADDQ $16, DI
+	DECQ CX
+	JNZ  exploop
+
+expdone:
+	VZEROUPPER
+	RET
+
+// func sigmoidAsm(n int, x, dst *float32)
+TEXT ·sigmoidAsm(SB), NOSPLIT, $0-24
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ dst+16(FP), DI
+	VMOVUPD actOne<>(SB), Y13
+	VMOVUPD actLo<>(SB), Y14
+	VMOVUPD actHi<>(SB), Y15
+	SHRQ $2, CX
+	JEQ  sigdone
+
+sigloop:
+	VCVTPS2PD (SI), Y0
+	VMULPD    actNegLog2e<>(SB), Y0, Y0
+	VMAXPD    Y0, Y14, Y0
+	VMINPD    Y0, Y15, Y0
+	EXP2CORE
+	VFMADD213PD Y1, Y1, Y3 // e = exp(-x) = s·q + s
+	VADDPD      Y13, Y3, Y3
+	VDIVPD      Y3, Y13, Y3 // 1/(1+e)
+	VCVTPD2PSY  Y3, X3
+	VMOVUPS     X3, (DI)
+	ADDQ $16, SI
+	ADDQ $16, DI
+	DECQ CX
+	JNZ  sigloop
+
+sigdone:
+	VZEROUPPER
+	RET
+
+// func tanhAsm(n int, x, dst *float32)
+TEXT ·tanhAsm(SB), NOSPLIT, $0-24
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ dst+16(FP), DI
+	VMOVUPD actOne<>(SB), Y13
+	VMOVUPD actHiTanh<>(SB), Y15
+	SHRQ $2, CX
+	JEQ  tanhdone
+
+tanhloop:
+	VCVTPS2PD (SI), Y5
+	VANDPD    actAbs<>(SB), Y5, Y0
+	VANDPD    actSign<>(SB), Y5, Y5
+	VMULPD    act2Log2e<>(SB), Y0, Y0 // t = 2|x|·log2(e)
+	VMINPD    Y0, Y15, Y0
+	EXP2CORE
+	VSUBPD      Y13, Y1, Y4 // s - 1
+	VFMADD213PD Y4, Y1, Y3  // em1 = s·q + (s-1)
+	VADDPD      actTwo<>(SB), Y3, Y2
+	VDIVPD      Y2, Y3, Y3  // em1/(em1+2)
+	VORPD       Y5, Y3, Y3  // sign of x
+	VCVTPD2PSY  Y3, X3
+	VMOVUPS     X3, (DI)
+	ADDQ $16, SI
+	ADDQ $16, DI
+	DECQ CX
+	JNZ  tanhloop
+
+tanhdone:
+	VZEROUPPER
+	RET

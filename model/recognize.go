@@ -1,0 +1,109 @@
+package model
+
+import (
+	"github.com/heed-asr/heed/features"
+	"github.com/heed-asr/heed/model/beam"
+)
+
+// DecodeOptions chooses how Recognize searches for the transcript.
+type DecodeOptions struct {
+	// Beam is the beam width; 1 is greedy decoding.
+	Beam int
+	// CTCWeight is the weight of the CTC prefix score in the beam
+	// (joint CTC/attention decoding); 0 turns it off.
+	CTCWeight float64
+	// LengthBonus is added to a hypothesis' score per output character.
+	LengthBonus float64
+	// LM, when not nil, is fused into the beam with weight LMWeight.
+	LM       beam.LM
+	LMWeight float64
+}
+
+// DefaultDecodeOptions is a beam of 4 with joint CTC scoring.
+func DefaultDecodeOptions() DecodeOptions {
+	return DecodeOptions{Beam: 4, CTCWeight: 0.3, LengthBonus: 0.5}
+}
+
+// Recognition is the result of Recognize: the transcript and what the
+// aligner needs to time it.
+type Recognition struct {
+	Text   string
+	IDs    []int     // Text as tokens
+	Feats  []float32 // (Frames, NumMel) CMVN-normalised features
+	Frames int       // 10 ms frames
+	Enc    *Encoded
+}
+
+// Features computes the CMVN-normalised filterbank of 16 kHz mono samples
+// as the model was trained on it: (frames, NumMel) row-major.
+func (b *Bundle) Features(samples []float32) ([]float32, int) {
+	feats, frames := features.NewFbank(b.Meta.Features).Compute(nil, samples)
+	b.Meta.CMVN.Apply(feats)
+	return feats, frames
+}
+
+// Recognize transcribes 16 kHz mono samples. It is safe for concurrent use.
+func (b *Bundle) Recognize(samples []float32, opt DecodeOptions) *Recognition {
+	feats, frames := b.Features(samples)
+	r := &Recognition{Feats: feats, Frames: frames}
+	if frames == 0 {
+		return r
+	}
+	enc := b.Net.Encode(feats, frames)
+	r.Enc = enc
+	maxLen := MaxDecodeLen(enc)
+	if opt.Beam <= 1 && opt.CTCWeight == 0 && opt.LM == nil {
+		r.IDs, _ = b.Net.Greedy(enc, maxLen)
+	} else {
+		start := beamDecoder{net: b.Net, enc: enc, st: b.Net.StartDecoder(enc)}
+		lmw := opt.LMWeight
+		if opt.LM == nil {
+			lmw = 0
+		}
+		hyps := beam.Search(start, enc.CTCLogProbs, enc.T, b.Net.Cfg.V(), opt.LM, beam.Options{
+			Beam: max(1, opt.Beam), MaxLen: maxLen, EOS: EOS,
+			CTCWeight: opt.CTCWeight, LMWeight: lmw, LengthBonus: opt.LengthBonus,
+		})
+		if len(hyps) > 0 {
+			r.IDs = hyps[0].Tokens
+		}
+	}
+	r.Text = Decode(r.IDs)
+	return r
+}
+
+// beamDecoder adapts the network's step decoder to beam.Decoder.
+type beamDecoder struct {
+	net *Model
+	enc *Encoded
+	st  *DecState
+}
+
+func (d beamDecoder) Step(prev int, logp []float32) beam.Decoder {
+	st := d.st.Clone()
+	d.net.Step(d.enc, st, prev, logp)
+	return beamDecoder{net: d.net, enc: d.enc, st: st}
+}
+
+// MaxDecodeLen caps the attention decoder's output length from the
+// encoder's CTC posteriors: 1.5 times the frames whose best CTC token is not
+// blank plus 10, at least a third of the encoder frames, and never more than
+// twice the encoder frames. Without a cap an undertrained decoder that has
+// not learned to stop repeats itself until it runs out of room.
+func MaxDecodeLen(enc *Encoded) int {
+	V := len(enc.CTCLogProbs) / max(1, enc.T)
+	nonBlank := 0
+	for t := 0; t < enc.T; t++ {
+		row := enc.CTCLogProbs[t*V : (t+1)*V]
+		best := 0
+		for v := range row {
+			if row[v] > row[best] {
+				best = v
+			}
+		}
+		if best != EOS {
+			nonBlank++
+		}
+	}
+	return min(2*enc.T+5, max(int(1.5*float64(nonBlank))+10, enc.T/3))
+}
