@@ -143,11 +143,12 @@ const (
 //	+ GapLogProb * (number of gap frames)
 //
 // where a is the upsampled attention and c the upsampled CTC posteriors.
-// Ties go to the earlier boundary. It returns nil when L == 0 or when no
+// Ties are broken deterministically. It returns nil when L == 0 or when no
 // path exists (L > N).
 //
 // Time is O(L*N); memory is one byte of back-pointer per (row, upsampled
-// frame) plus O(L) floats, e.g. 9 MB for L = 1000, T = 3000, Upsample = 3.
+// frame), a transposed float32 copy of att and O(L) floats: 21 MB and about
+// 0.45 s on one core for L = 1000, T = 3000, Upsample = 3.
 // It panics if len(att) != L*T or a non-nil opts.CTC has length != T*L.
 func MonotonicPath(att []float32, L, T int, opts PathOptions) []Span {
 	if L < 0 || T < 0 || len(att) != L*T {

@@ -1,7 +1,6 @@
 package align
 
 import (
-	"errors"
 	"fmt"
 	"image/color"
 	"io"
@@ -65,8 +64,9 @@ func newRaster(g grid, cm palette.ColorMap) raster {
 // FeatureFrameSec per frame, with the words' boundaries (solid at starts,
 // dashed at ends) and labels; below, the attention matrix att, (L, T)
 // row-major, on a log10 scale, with the monotonic path spans (upsampled
-// frames, upsample per encoder frame; nil for none) drawn over it as a
-// staircase and the same word boundaries. The encoder frame duration is
+// frames, upsample per encoder frame; nil for none) drawn over it as one
+// segment per character and the same word boundaries (green for aligned
+// words, orange for interpolated ones). The encoder frame duration is
 // FeatureFrameSec times the stride round(frames/T). It returns an error
 // for empty or mis-sized inputs or when the file cannot be written (the
 // file is replaced atomically).
@@ -99,17 +99,14 @@ func Plot(path string, feats []float32, frames, nmel int, att []float32, L, T, u
 	attn.Y.Label.Text = "character"
 	attn.Add(newRaster(grid{cols: T, rows: L, dx: encSec,
 		z: func(c, r int) float64 { return math.Log10(math.Max(float64(att[r*T+c]), attFloor)) }}, moreland.ExtendedKindlmann()))
-	if spans != nil {
-		var stairs plotter.XYs
-		for l, s := range spans {
-			stairs = append(stairs, plotter.XY{X: float64(s.Start) * fineSec, Y: float64(l)}, plotter.XY{X: float64(s.End) * fineSec, Y: float64(l)})
-		}
-		line, err := plotter.NewLine(stairs)
+	for l, s := range spans {
+		// One segment per character, so that gaps stay visible.
+		line, err := plotter.NewLine(plotter.XYs{{X: float64(s.Start) * fineSec, Y: float64(l)}, {X: float64(s.End) * fineSec, Y: float64(l)}})
 		if err != nil {
 			return fmt.Errorf("align: plot: %w", err)
 		}
 		line.Color = color.RGBA{R: 0, G: 220, B: 255, A: 255}
-		line.Width = vg.Points(1.5)
+		line.Width = vg.Points(2)
 		attn.Add(line)
 	}
 	if err := addWordMarks(spec, words, -0.5, float64(nmel)-0.5, true); err != nil {
@@ -136,9 +133,8 @@ func Plot(path string, feats []float32, frames, nmel int, att []float32, L, T, u
 		plots[i][0].Draw(canvases[i][0])
 	}
 	return writeAtomic(path, func(w io.Writer) error {
-		_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(w)
-		if err != nil {
-			return errors.Join(errors.New("png"), err)
+		if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(w); err != nil {
+			return fmt.Errorf("png: %w", err)
 		}
 		return nil
 	})

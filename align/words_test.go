@@ -160,6 +160,20 @@ func TestAlignTextSilentTokenPlacement(t *testing.T) {
 	}
 }
 
+func TestAlignTextNothingSpoken(t *testing.T) {
+	txt, err := normalize.Normalize("— ...")
+	if err != nil {
+		t.Fatal(err)
+	}
+	words, err := AlignText(txt, nil, 10, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(words) != 2 || words[0].Word != "—" || words[1].Status != StatusInterpolated || words[1].End != 0 {
+		t.Errorf("words = %+v, want two zero-length interpolated tokens at 0", words)
+	}
+}
+
 func TestAlignTextNoPath(t *testing.T) {
 	txt, err := normalize.Normalize("abc de")
 	if err != nil {

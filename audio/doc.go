@@ -58,7 +58,7 @@
 // # Resampling
 //
 // Resample and Resampler use a Kaiser-windowed sinc low-pass evaluated as a
-// precomputed polyphase table (exact phases for ratios up to a 1M-entry
+// precomputed polyphase table (exact phases for ratios up to a 64K-entry
 // table, 512 linearly interpolated phases beyond). The cutoff is the lower
 // Nyquist frequency; the passband reaches 0.875 of it (7 kHz for a 16 kHz
 // output) with under 0.01 dB ripple and the stopband starts at 1.125 of it

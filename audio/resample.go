@@ -20,8 +20,11 @@ const (
 	// mode, in coefficients. Ratios whose reduced upsampling factor would
 	// need a larger table use interpPhases phases with linear
 	// interpolation between neighbouring phases.
-	maxExactTable = 1 << 20
+	maxExactTable = 1 << 16
 	interpPhases  = 512
+
+	// maxDownRatio bounds from/to: the filter length grows with it.
+	maxDownRatio = 1000
 )
 
 // filterBank is the precomputed polyphase table for one rate pair. It is
@@ -95,6 +98,9 @@ func getFilterBank(from, to int) *filterBank {
 func newFilterBank(from, to int) *filterBank {
 	if from <= 0 || to <= 0 {
 		panic(fmt.Sprintf("audio: resample rates must be positive, got %d -> %d", from, to))
+	}
+	if from > maxDownRatio*to {
+		panic(fmt.Sprintf("audio: resample ratio %d -> %d beyond 1/%d", from, to, maxDownRatio))
 	}
 	g := gcd(from, to)
 	fb := &filterBank{up: to / g, down: from / g}
@@ -190,7 +196,8 @@ func (fb *filterBank) outLen(n int64) int64 {
 //
 // The filter passes frequencies up to 0.875× the lower Nyquist frequency
 // with under 0.01 dB ripple and attenuates frequencies from 1.125× it by
-// at least 70 dB. It panics if a rate is not positive.
+// at least 70 dB. Rates are meant to be 8000..192000 Hz; it panics if a
+// rate is not positive or from > 1000·to.
 //
 // Resample gives exactly the same samples as a Resampler fed src in any
 // chunking and then flushed.
@@ -234,7 +241,8 @@ func Resample(src []float32, from, to int) []float32 {
 // Resampler is the streaming form of Resample: feed consecutive chunks of
 // one signal to Process, then call Flush. The concatenated output equals
 // Resample of the whole signal exactly, whatever the chunk sizes. It holds
-// at most about ntaps + len(chunk) input samples. A Resampler is not safe
+// at most the filter length (96 input samples for 44.1 kHz -> 16 kHz) plus
+// one chunk. A Resampler is not safe
 // for concurrent use.
 type Resampler struct {
 	from, to int
@@ -248,7 +256,7 @@ type Resampler struct {
 }
 
 // NewResampler returns a Resampler from the rate from Hz to the rate to Hz.
-// It panics if a rate is not positive.
+// It panics like Resample on bad rates.
 func NewResampler(from, to int) *Resampler {
 	rs := &Resampler{from: from, to: to}
 	if from != to {
@@ -279,8 +287,8 @@ func (rs *Resampler) Reset() {
 
 // Process consumes the next chunk src of input samples and appends to dst
 // every output sample that src makes computable; it returns the extended
-// dst. Outputs lag the input by at most ntaps/2 input samples (about
-// 1.1 ms at 44.1 kHz -> 16 kHz); Flush releases them.
+// dst. Outputs lag the input by half the filter length (48 input samples,
+// about 1.1 ms, at 44.1 kHz -> 16 kHz); Flush releases the last ones.
 func (rs *Resampler) Process(dst, src []float32) []float32 {
 	rs.nIn += int64(len(src))
 	if rs.fb == nil {

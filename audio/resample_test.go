@@ -124,7 +124,7 @@ func TestResampleSame(t *testing.T) {
 }
 
 func TestResamplePanics(t *testing.T) {
-	tests := []struct{ from, to int }{{0, 16000}, {16000, 0}, {-1, -1}}
+	tests := []struct{ from, to int }{{0, 16000}, {16000, 0}, {-1, -1}, {192000, 100}}
 	for _, tc := range tests {
 		t.Run(fmt.Sprintf("%d-%d", tc.from, tc.to), func(t *testing.T) {
 			defer func() {
@@ -187,5 +187,118 @@ func BenchmarkResample(b *testing.B) {
 			}
 			b.ReportMetric(10*float64(b.N)/b.Elapsed().Seconds(), "audio-s/s")
 		})
+	}
+}
+
+// TestResampleResponse sweeps tones across the passband (up to 0.875 of
+// the output Nyquist frequency) and the stopband (from 1.125 of it) of
+// several downsampling ratios. Measured: passband within ±0.0075 dB,
+// stopband at most -70.8 dB.
+func TestResampleResponse(t *testing.T) {
+	const (
+		amp       = 0.5
+		passTolDB = 0.01
+		stopDB    = -70
+	)
+	for _, r := range [][2]int{{48000, 16000}, {44100, 16000}, {22050, 16000}} {
+		t.Run(fmt.Sprintf("%d-%d", r[0], r[1]), func(t *testing.T) {
+			nyq := float64(r[1]) / 2
+			for f := 50.0; f < float64(r[0])/2; f += 331 {
+				if f > 0.875*nyq && f < 1.125*nyq {
+					continue // transition band
+				}
+				out := Resample(tone(r[0], f, amp, r[0]/4), r[0], r[1])
+				skip := r[1] / 50
+				db := rmsDB(out[skip:len(out)-skip], amp)
+				if f <= 0.875*nyq && math.Abs(db) > passTolDB {
+					t.Errorf("%g Hz: passband level %.4f dB", f, db)
+				}
+				if f >= 1.125*nyq && db > stopDB {
+					t.Errorf("%g Hz: stopband level %.1f dB", f, db)
+				}
+			}
+		})
+	}
+}
+
+// hannLevelDB is the level in dB (re amplitude amp) of the component of x
+// at freq Hz, from a Hann-windowed DFT; the window keeps leakage from other
+// tones far below -100 dB.
+func hannLevelDB(x []float32, rate int, freq, amp float64) float64 {
+	var re, im, wsum float64
+	n := len(x)
+	for i, v := range x {
+		w := 0.5 - 0.5*math.Cos(2*math.Pi*float64(i)/float64(n-1))
+		ph := 2 * math.Pi * freq * float64(i) / float64(rate)
+		re += w * float64(v) * math.Cos(ph)
+		im += w * float64(v) * math.Sin(ph)
+		wsum += w
+	}
+	return 20 * math.Log10(2*math.Hypot(re, im)/wsum/amp)
+}
+
+// TestResampleImages checks upsampling: the tone keeps its level and its
+// image at (input rate - f) is at least 70 dB down.
+func TestResampleImages(t *testing.T) {
+	const (
+		amp    = 0.5
+		tolDB  = 0.01
+		stopDB = -70
+	)
+	tests := []struct {
+		from, to int
+		freq     float64
+	}{
+		{8000, 16000, 1000}, {8000, 16000, 3000}, {8000, 16000, 3500},
+		{11025, 16000, 4000}, {16000, 44100, 6500},
+	}
+	for _, tc := range tests {
+		t.Run(fmt.Sprintf("%d-%d-%gHz", tc.from, tc.to, tc.freq), func(t *testing.T) {
+			out := Resample(tone(tc.from, tc.freq, amp, tc.from/2), tc.from, tc.to)
+			skip := tc.to / 50
+			out = out[skip : len(out)-skip]
+			if db := hannLevelDB(out, tc.to, tc.freq, amp); math.Abs(db) > tolDB {
+				t.Errorf("tone level %.4f dB", db)
+			}
+			img := float64(tc.from) - tc.freq
+			if db := hannLevelDB(out, tc.to, img, amp); db > stopDB {
+				t.Errorf("image at %g Hz: %.1f dB", img, db)
+			}
+		})
+	}
+}
+
+func TestResampleDC(t *testing.T) {
+	const tol = 1e-6 // every phase of the table sums to 1
+	for _, r := range [][2]int{{44100, 16000}, {8000, 16000}, {8001, 16000}, {16000, 44100}} {
+		t.Run(fmt.Sprintf("%d-%d", r[0], r[1]), func(t *testing.T) {
+			src := make([]float32, r[0]/10)
+			for i := range src {
+				src[i] = 0.5
+			}
+			out := Resample(src, r[0], r[1])
+			skip := r[1] / 100
+			for i := skip; i < len(out)-skip; i++ {
+				if math.Abs(float64(out[i])-0.5) > tol {
+					t.Fatalf("sample %d = %v, want 0.5", i, out[i])
+				}
+			}
+		})
+	}
+}
+
+// TestResampleConcurrent runs Resample from several goroutines on the
+// shared table cache (meaningful under -race).
+func TestResampleConcurrent(t *testing.T) {
+	src := tone(44100, 440, 0.5, 4410)
+	want := Resample(src, 44100, 16000)
+	done := make(chan []float32)
+	for range 4 {
+		go func() { done <- Resample(src, 44100, 16000) }()
+	}
+	for range 4 {
+		if got := <-done; !equalSamples(got, want) {
+			t.Errorf("concurrent Resample differs")
+		}
 	}
 }

@@ -503,3 +503,37 @@ func TestReadFile(t *testing.T) {
 		}
 	})
 }
+
+func TestWriteWAVRoundTrip(t *testing.T) {
+	const tol = 2.0 / 32768 // WriteWAV scales by 32767, Decode divides by 32768
+	tests := []struct {
+		name    string
+		samples []float32
+		rate    int
+	}{
+		{"empty", nil, 16000},
+		{"tone", tone(16000, 440, 0.9, 1600), 16000},
+		{"clipped", []float32{1.5, -1.5, 1, -1, 0}, 8000},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := WriteWAV(&buf, tc.samples, tc.rate); err != nil {
+				t.Fatal(err)
+			}
+			c, err := Decode(&buf, "x.wav")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Rate != tc.rate || len(c.Samples) != len(tc.samples) || len(c.Warnings) != 0 {
+				t.Fatalf("rate %d, %d samples, warnings %q", c.Rate, len(c.Samples), c.Warnings)
+			}
+			for i, v := range tc.samples {
+				want := max(-1, min(1, float64(v)))
+				if d := math.Abs(float64(c.Samples[i]) - want); d > tol {
+					t.Errorf("sample %d = %v, want %v", i, c.Samples[i], want)
+				}
+			}
+		})
+	}
+}

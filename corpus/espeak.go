@@ -14,6 +14,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"strings"
 	"sync"
 	"unsafe"
@@ -81,7 +82,7 @@ func heedEspeakCallback(wav *C.short, n C.int, ev *C.espeak_EVENT) C.int {
 }
 
 // Synthesize speaks text (a spoken-form transcript, see CheckText) with
-// voice v. It returns the samples in [-1, 1) at SampleRate and the time span
+// voice v. The output depends only on text and v. It returns the samples in [-1, 1) at SampleRate and the time span
 // of every word of text in seconds; see timeWords for how they are found.
 func (e *Espeak) Synthesize(text string, v EspeakVoice) (samples []float32, words []Word, err error) {
 	if err := CheckText(text); err != nil {
@@ -113,6 +114,12 @@ func (e *Espeak) Synthesize(text string, v EspeakVoice) (samples []float32, word
 	}
 	ct := C.CString(text)
 	defer C.free(unsafe.Pointer(ct))
+	// espeak-ng draws from libc's rand() (voice roughness, breath, noise
+	// sources); seeding it from the request makes the output a function of
+	// text and voice alone, not of what this process synthesized before.
+	h := fnv.New32a()
+	fmt.Fprintf(h, "%s\x00%+v", text, v)
+	C.srand(C.uint(h.Sum32()))
 	espeakRun.samples = espeakRun.samples[:0]
 	espeakRun.events = espeakRun.events[:0]
 	rc := C.espeak_Synth(unsafe.Pointer(ct), C.size_t(len(text)+1), 0, C.POS_CHARACTER, 0, C.espeakCHARS_UTF8, nil, nil)

@@ -118,14 +118,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.hours < 0 || o.devMinutes < 0 || o.jobs < 1 || o.fliteShare < 0 || o.fsddShare < 0 || o.fliteShare+o.fsddShare > 1 || o.aug < 0 || o.aug > 1 || o.devFrac <= 0 || o.devFrac >= 1 || o.testGlued < 0 {
 		return fmt.Errorf("%w: flag value out of range", errUsage)
 	}
+	var k, n int
+	if o.worker != "" {
+		if _, err := fmt.Sscanf(o.worker, "%d/%d", &k, &n); err != nil || n < 1 || k < 0 || k >= n {
+			return fmt.Errorf("%w: bad -worker %q", errUsage, o.worker)
+		}
+	}
 	if !haveEspeak {
 		return errNoEspeak
 	}
 	if o.worker != "" {
-		var k, n int
-		if _, err := fmt.Sscanf(o.worker, "%d/%d", &k, &n); err != nil || n < 1 || k < 0 || k >= n {
-			return fmt.Errorf("%w: bad -worker %q", errUsage, o.worker)
-		}
 		return runWorker(ctx, &o, k, n, stdout)
 	}
 	return build(ctx, &o, args, stderr)

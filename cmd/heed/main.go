@@ -102,13 +102,14 @@ func run(ctx context.Context, e *env, args []string) int {
 	}
 	fs := newFlagSet(c, e.Stderr)
 	runFn := c.Flags(fs)
-	if err := fs.Parse(args[1:]); err != nil {
+	pos, err := parseInterspersed(fs, args[1:])
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
 		return 2 // the flag package has already printed the problem and usage
 	}
-	err := runFn(ctx, e, fs.Args())
+	err = runFn(ctx, e, pos)
 	if err == nil {
 		return 0
 	}
@@ -121,6 +122,27 @@ func run(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.Stderr, "heed: %v\n", err)
 	}
 	return 1
+}
+
+// parseInterspersed parses args with fs, allowing flags after positional
+// arguments ("heed align a.wav a.txt --format srt"). Everything after "--"
+// is positional.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
 }
 
 func newFlagSet(c *command, out io.Writer) *flag.FlagSet {

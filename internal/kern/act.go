@@ -5,9 +5,10 @@ import "math"
 // Tanh sets dst[i] = tanh(x[i]). dst and x may be the same slice.
 // It panics if dst is shorter than x.
 //
-// float32: absolute error <= 1.2e-7 (one float32 ulp of 1) everywhere and
-// relative error <= 2 ulp; tanh(±Inf) = ±1, NaN stays NaN. float64:
-// math.Tanh.
+// float32: error < 1 ulp (computed in float64 and rounded once; tested
+// maximum 0.51 ulp, absolute error <= 3e-8 on [-20, 20]); |x| >= 9.1
+// gives ±1 exactly, tanh(±Inf) = ±1, tanh(-0) = -0, NaN stays NaN.
+// float64: math.Tanh.
 func Tanh[F Float](dst, x []F) {
 	checkLen("Tanh dst", len(dst), len(x))
 	if x32, ok := any(x).([]float32); ok {
@@ -22,9 +23,10 @@ func Tanh[F Float](dst, x []F) {
 // Sigmoid sets dst[i] = 1/(1+exp(-x[i])). dst and x may be the same slice.
 // It panics if dst is shorter than x.
 //
-// float32: relative error <= 2 ulp where the result is a normal float32
-// (x >= -87.3); below that the result underflows towards 0 with absolute
-// error < 2e-38. Sigmoid(+Inf) = 1, Sigmoid(-Inf) = 0, NaN stays NaN.
+// float32: error < 1 ulp where the result is a normal float32 (x >= -87.3;
+// tested maximum 0.51 ulp); below that the result is a subnormal within
+// one subnormal step (1.4e-45) of the true value, or 0. Sigmoid(+Inf) = 1,
+// Sigmoid(-Inf) = 0, NaN stays NaN.
 // float64: computed with math.Exp.
 func Sigmoid[F Float](dst, x []F) {
 	checkLen("Sigmoid dst", len(dst), len(x))
@@ -40,10 +42,10 @@ func Sigmoid[F Float](dst, x []F) {
 // Exp sets dst[i] = exp(x[i]). dst and x may be the same slice.
 // It panics if dst is shorter than x.
 //
-// float32: relative error <= 2 ulp for results in the normal range
-// (x in [-87.3, 88.72]); x > 88.72 gives +Inf, smaller x give subnormals or
-// 0 (absolute error < 2e-38). Exp(-Inf) = 0, NaN stays NaN. float64:
-// math.Exp.
+// float32: error < 1 ulp for results in the normal range (x in
+// [-87.3, 88.72]; tested maximum 0.51 ulp); x >= 88.72284 gives +Inf,
+// x < -87.34 gives a subnormal within one subnormal step (1.4e-45) of the
+// true value, or 0. Exp(-Inf) = 0, NaN stays NaN. float64: math.Exp.
 func Exp[F Float](dst, x []F) {
 	checkLen("Exp dst", len(dst), len(x))
 	if x32, ok := any(x).([]float32); ok {
@@ -58,9 +60,10 @@ func Exp[F Float](dst, x []F) {
 // Log sets dst[i] = ln(x[i]) (natural logarithm). dst and x may be the same
 // slice. It panics if dst is shorter than x.
 //
-// float32: relative error <= 1 ulp (the result is computed in float64 and
-// rounded once); Log(0) = -Inf, Log(+Inf) = +Inf, Log(x < 0) = NaN, NaN
-// stays NaN. float64: math.Log.
+// float32: error < 1 ulp (computed in float64 and rounded once; tested
+// maximum 0.51 ulp) over all positive inputs including subnormals;
+// Log(0) = -Inf, Log(+Inf) = +Inf, Log(x < 0) = NaN, NaN stays NaN.
+// float64: math.Log.
 func Log[F Float](dst, x []F) {
 	checkLen("Log dst", len(dst), len(x))
 	if x32, ok := any(x).([]float32); ok {
@@ -102,7 +105,10 @@ const (
 func exp2Parts(t float64) (s, q float64) {
 	y := t + roundMagic
 	f := t - (y - roundMagic)
-	q = f * (expQ0 + f*(expQ1+f*(expQ2+f*(expQ3+f*(expQ4+f*(expQ5+f*expQ6))))))
+	// Estrin's scheme: shorter dependency chains than Horner.
+	f2 := f * f
+	f4 := f2 * f2
+	q = f * ((expQ0 + f*expQ1) + f2*(expQ2+f*expQ3) + f4*((expQ4+f*expQ5)+f2*expQ6))
 	// The low bits of y's mantissa hold round(t) in two's complement;
 	// adding the bias and shifting them into the exponent field builds 2^n.
 	s = math.Float64frombits((math.Float64bits(y) + 1023) << 52)

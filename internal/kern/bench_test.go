@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -17,16 +18,14 @@ func benchProduct(b *testing.B, l layout, m, k, n int) {
 	a, bm := randSlice(r, m*k), randSlice(r, k*n)
 	c := make([]float32, m*n)
 	flops := 2 * float64(m) * float64(k) * float64(n)
-	report := func(b *testing.B) {
-		b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-	}
 	for _, im := range impls {
 		b.Run(im.name, func(b *testing.B) {
 			b.ReportAllocs()
+			cpu0 := processCPU()
 			for b.Loop() {
 				matMul32(im, l, c, a, bm, m, k, n, false)
 			}
-			report(b)
+			reportFlops(b, flops, processCPU()-cpu0)
 		})
 	}
 	b.Run("gonum", func(b *testing.B) {
@@ -43,11 +42,23 @@ func benchProduct(b *testing.B, l layout, m, k, n int) {
 		}
 		gc := blas32.General{Rows: m, Cols: n, Stride: n, Data: c}
 		b.ReportAllocs()
+		cpu0 := processCPU()
 		for b.Loop() {
 			blas32.Gemm(ta, tb, 1, ga, gb, 0, gc)
 		}
-		report(b)
+		reportFlops(b, flops, processCPU()-cpu0)
 	})
+}
+
+// reportFlops reports GFLOP/s over wall time and, where the process CPU
+// time is known, cpuGFLOP/s over CPU time (all threads, so gonum's parallel
+// Sgemm is charged for every core it uses).
+func reportFlops(b *testing.B, flopsPerOp float64, cpu time.Duration) {
+	total := flopsPerOp * float64(b.N)
+	b.ReportMetric(total/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	if cpu > 0 {
+		b.ReportMetric(total/cpu.Seconds()/1e9, "cpuGFLOP/s")
+	}
 }
 
 // BenchmarkMatMul is the reference shape C[256×384] = A[256×320]·B[320×384]
@@ -97,8 +108,12 @@ func BenchmarkActivation(b *testing.B) {
 		x[i] = float32(8*r.Float64() - 4)
 	}
 	dst := make([]float32, n)
+	var cpu0 time.Duration
 	perElem := func(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/elem")
+		if cpu := processCPU() - cpu0; cpu > 0 {
+			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/n, "cpu-ns/elem")
+		}
 	}
 	fns := []struct {
 		name string
@@ -112,6 +127,7 @@ func BenchmarkActivation(b *testing.B) {
 	for _, f := range fns {
 		for _, im := range impls {
 			b.Run(f.name+"/"+im.name, func(b *testing.B) {
+				cpu0 = processCPU()
 				for b.Loop() {
 					f.get(im)(dst, x)
 				}
@@ -119,6 +135,7 @@ func BenchmarkActivation(b *testing.B) {
 			})
 		}
 		b.Run(f.name+"/math", func(b *testing.B) {
+			cpu0 = processCPU()
 			for b.Loop() {
 				for i, v := range x {
 					dst[i] = float32(f.ref(float64(v)))
@@ -128,6 +145,7 @@ func BenchmarkActivation(b *testing.B) {
 		})
 	}
 	b.Run("Log/go", func(b *testing.B) {
+		cpu0 = processCPU()
 		for b.Loop() {
 			for i, v := range x {
 				dst[i] = log32(v*v + 1e-3)
@@ -136,6 +154,7 @@ func BenchmarkActivation(b *testing.B) {
 		perElem(b)
 	})
 	b.Run("Log/math", func(b *testing.B) {
+		cpu0 = processCPU()
 		for b.Loop() {
 			for i, v := range x {
 				dst[i] = float32(math.Log(float64(v*v + 1e-3)))

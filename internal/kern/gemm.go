@@ -53,11 +53,13 @@ var (
 	active = implGo
 )
 
-// Cache blocking of the packed GEMM. An A block (mcBlock×kcBlock, 147 KiB)
-// stays in L2, one packed B micro-panel (kcBlock×nr, 16-32 KiB) in L1.
-// mcBlock is a multiple of every mr in use (4 and 6), ncBlock of every nr.
+// Cache blocking of the packed GEMM: upper limits of the depth (kc), row
+// (mc) and column (nc) blocks; k and m are split into near-equal blocks
+// under these limits. An A block (mc×kc, at most 147 KiB) stays in L2, one
+// packed B micro-panel (kc×nr, 16-32 KiB) in L1. mcBlock is a multiple of
+// every mr in use (4 and 6), ncBlock of every nr.
 const (
-	kcBlock = 384
+	kcBlock = 256
 	mcBlock = 144
 	ncBlock = 2048
 )

@@ -36,11 +36,16 @@ func b2i(b bool) int {
 	return 0
 }
 
+// The wrappers below index the last element each kernel touches, so a
+// driver bug panics with a bounds error instead of corrupting memory.
+
 func microAVX2(kc int, a, b, c []float32, ldc int, acc bool) {
+	_, _, _ = a[kc*6-1], b[kc*16-1], c[5*ldc+15]
 	sgemmKernelAVX2(kc, &a[0], &b[0], &c[0], ldc, b2i(acc))
 }
 
 func microAVX512(kc int, a, b, c []float32, ldc int, acc bool) {
+	_, _, _ = a[kc*6-1], b[kc*32-1], c[5*ldc+31]
 	sgemmKernelAVX512(kc, &a[0], &b[0], &c[0], ldc, b2i(acc))
 }
 
@@ -48,17 +53,14 @@ func gemvNAVX2(c, a, b []float32, k, n, ldb int, acc bool) {
 	if n == 0 {
 		return
 	}
-	var ap *float32
-	if k > 0 {
-		ap = &a[0]
-	} else {
-		ap = &c[0] // never read when k == 0
+	if k == 0 {
+		if !acc {
+			clear(c[:n])
+		}
+		return
 	}
-	bp := ap
-	if len(b) > 0 {
-		bp = &b[0]
-	}
-	sgemvNAVX2(n, k, ap, bp, ldb, &c[0], b2i(acc))
+	_, _, _ = a[k-1], b[(n-1)*ldb+k-1], c[n-1]
+	sgemvNAVX2(n, k, &a[0], &b[0], ldb, &c[0], b2i(acc))
 }
 
 func gemvTAVX2(c, a []float32, inca int, b []float32, ldb, k, n int, acc bool) {
@@ -71,6 +73,7 @@ func gemvTAVX2(c, a []float32, inca int, b []float32, ldb, k, n int, acc bool) {
 		}
 		return
 	}
+	_, _, _ = a[(k-1)*inca], b[(k-1)*ldb+n-1], c[n-1]
 	sgemvTAVX2(n, k, &a[0], inca, &b[0], ldb, &c[0], b2i(acc))
 }
 
@@ -78,6 +81,7 @@ func dotAVX2(a, b []float32) float32 {
 	if len(a) == 0 {
 		return 0
 	}
+	_ = b[len(a)-1]
 	return sdotAVX2(len(a), &a[0], &b[0])
 }
 
@@ -85,9 +89,12 @@ func axpyAVX2(dst []float32, alpha float32, x []float32) {
 	if len(dst) == 0 {
 		return
 	}
+	_ = x[len(dst)-1]
 	saxpyAVX2(len(dst), alpha, &x[0], &dst[0])
 }
 
+// implAVX2 needs AVX2 and FMA: 6×16 micro-kernel, matrix-vector, dot, axpy
+// and float64-internal activation kernels in assembly.
 var implAVX2 = &impl32{
 	name:  "avx2",
 	mr:    6,
@@ -103,6 +110,8 @@ var implAVX2 = &impl32{
 	tanh:    tanhAVX2,
 }
 
+// implAVX512 adds AVX-512F: the 6×32 ZMM micro-kernel for the packed GEMM;
+// the memory-bound matrix-vector and vector kernels stay on AVX2.
 var implAVX512 = &impl32{
 	name:  "avx512",
 	mr:    6,
@@ -118,6 +127,8 @@ var implAVX512 = &impl32{
 	tanh:    tanhAVX2,
 }
 
+// init registers the assembly implementations the CPU (and OS) support and
+// makes the fastest one active.
 func init() {
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
 		impls = append(impls, implAVX2)
@@ -127,6 +138,9 @@ func init() {
 		active = impls[len(impls)-1]
 	}
 }
+
+// Activation kernels in act_amd64.s: dst[i] = f(x[i]) for i < n, n a
+// multiple of 4.
 
 //go:noescape
 func expAsm(n int, x, dst *float32)

@@ -360,3 +360,20 @@ func TestImplSelection(t *testing.T) {
 		t.Fatalf("active implementation %q, want %q (registered: %d)", active.name, want, len(impls))
 	}
 }
+
+// FuzzMatMul compares the active float32 implementation with the float64
+// reference on fuzzer-chosen shapes (each dimension 0..47), layouts and
+// accumulate flags.
+func FuzzMatMul(f *testing.F) {
+	f.Add(uint8(1), uint8(17), uint8(33), uint8(0), false, uint64(1))
+	f.Add(uint8(7), uint8(1), uint8(16), uint8(1), true, uint64(2))
+	f.Add(uint8(40), uint8(9), uint8(1), uint8(2), false, uint64(3))
+	f.Fuzz(func(t *testing.T, m8, k8, n8, l8 uint8, acc bool, seed uint64) {
+		m, k, n := int(m8%48), int(k8%48), int(n8%48)
+		l := layout(l8 % 3)
+		r := rand.New(rand.NewPCG(seed, 99))
+		checkProduct(t, r, l, m, k, n, acc, func(c, a, b []float32) {
+			callPublic(l, c, a, b, m, k, n, acc)
+		})
+	})
+}

@@ -38,7 +38,7 @@
 // With B = Beam, K = PreBeam, L output labels and T frames, one step costs
 // B decoder steps, B·V LM scores, O(B·V log K) to pick candidates, and
 // O(B·K·T) for the CTC prefix scores, which dominate: O(L·B·K·T) overall,
-// versus O(L·B·V·T) without the pre-beam. A CTC state holds 2·T float64s;
+// versus O(L·B·V·T) without the pre-beam. A CTC state holds 3·T float64s;
 // states are recycled between steps.
 package beam
 

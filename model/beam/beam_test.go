@@ -272,12 +272,20 @@ func TestCTCExtendReuse(t *testing.T) {
 	for _, l := range []int{1, 2, 3, 4, 1, 2, 3} {
 		long = s.Extend(nil, long, l)
 	}
+	s.Extend(nil, long, 2) // fills long's φ cache
 	root := s.Initial()
 	a1 := s.Extend(nil, root, 2)
 	fresh := s.Extend(nil, a1, 3)
 	reused := s.Extend(long, a1, 3) // long's buffer is dirty
 	if fresh.Score != reused.Score || s.Final(fresh) != s.Final(reused) {
 		t.Errorf("reused state: %g/%g, fresh %g/%g", reused.Score, s.Final(reused), fresh.Score, s.Final(fresh))
+	}
+	// long's cached φ must not leak into the reused state's children.
+	for _, c := range []int{1, 3, 4} {
+		a, b := s.Extend(nil, fresh, c), s.Extend(nil, reused, c)
+		if a.Score != b.Score {
+			t.Errorf("child %d of reused state: %g, fresh %g", c, b.Score, a.Score)
+		}
 	}
 }
 

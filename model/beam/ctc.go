@@ -63,8 +63,9 @@ func softplus(d float64) float64 {
 // prefix by one label costs O(T − len(h)) time; the final probability of a
 // prefix is O(1).
 //
-// The scorer only reads the log-probabilities; it is safe for concurrent use
-// as long as the CTCState values are not shared between goroutines.
+// The scorer only reads the log-probabilities. Extend caches data in the
+// parent state, so one state must not be extended from several goroutines
+// at once.
 type CTCPrefixScorer struct {
 	x     []float32 // (T, V) CTC log-probabilities
 	t, v  int
@@ -74,6 +75,8 @@ type CTCPrefixScorer struct {
 // CTCState is the forward state of one label prefix.
 type CTCState struct {
 	r     []float64 // (T, 2): r[2t] = log rⁿₜ, r[2t+1] = log rᵇₜ
+	phi   []float64 // (T) log(rⁿₜ + rᵇₜ), filled on first use by Extend
+	phiOK bool      // phi holds this prefix's values
 	last  int       // last label of the prefix; -1 for the empty prefix
 	n     int       // prefix length in labels
 	Score float64   // natural-log prefix probability ψ(h)
@@ -127,7 +130,7 @@ func (s *CTCPrefixScorer) Extend(dst, g *CTCState, c int) *CTCState {
 	if dst == nil || len(dst.r) != 2*s.t {
 		dst = &CTCState{r: make([]float64, 2*s.t)}
 	}
-	dst.last, dst.n = c, g.n+1
+	dst.last, dst.n, dst.phiOK = c, g.n+1, false
 	r, gr, x, v := dst.r, g.r, s.x, s.v
 
 	// g+c needs at least n+1 frames: frames before g.n are impossible
@@ -145,13 +148,21 @@ func (s *CTCPrefixScorer) Extend(dst, g *CTCState, c int) *CTCState {
 	for t := 0; t < start && g.n > 0; t++ {
 		r[2*t], r[2*t+1] = negInf, negInf
 	}
+	// φₜ₋₁: probability of g ending at t−1 such that c may start at t:
+	// blank-ending only for a repeated label, otherwise either ending,
+	// which is shared by all extensions of g and computed once.
 	repeat := c == g.last
+	var gphi []float64
+	if !repeat && start < s.t {
+		gphi = s.phi(g)
+	}
 	xb := s.blank
 	for t := start; t < s.t; t++ {
-		// φ: probability of g ending at t−1 such that c may start at t.
-		phi := gr[2*(t-1)+1]
-		if !repeat {
-			phi = logAdd(phi, gr[2*(t-1)])
+		var phi float64
+		if repeat {
+			phi = gr[2*(t-1)+1]
+		} else {
+			phi = gphi[t-1]
 		}
 		xc := float64(x[t*v+c])
 		r[2*t] = logAdd(r[2*(t-1)], phi) + xc
@@ -160,6 +171,22 @@ func (s *CTCPrefixScorer) Extend(dst, g *CTCState, c int) *CTCState {
 	}
 	dst.Score = psi
 	return dst
+}
+
+// phi returns g's φ = log(rⁿₜ + rᵇₜ) for all frames, computing it on the
+// first call. Frames before g.n−1 cannot end g and stay −Inf.
+func (s *CTCPrefixScorer) phi(g *CTCState) []float64 {
+	if g.phiOK {
+		return g.phi
+	}
+	if len(g.phi) != s.t {
+		g.phi = make([]float64, s.t)
+	}
+	for t := range g.phi {
+		g.phi[t] = logAdd(g.r[2*t], g.r[2*t+1])
+	}
+	g.phiOK = true
+	return g.phi
 }
 
 // Final returns the natural-log probability that the complete CTC label

@@ -43,7 +43,8 @@
 // ⌈log2(V+1)⌉ bits, oldest in the high bits) to float32: α per n-gram and
 // γ per context. Export and Import turn them into modelfile tensors; those
 // must be stored as F32, since F16 would round the probabilities and the
-// packed keys. A query costs 2N map lookups.
+// packed keys. A query costs at most 2N map lookups: stored contexts are
+// suffix-closed, so the lookup stops at the first context not stored.
 package charlm
 
 import (
@@ -249,7 +250,7 @@ func (m *Model) logProb(st uint64, tok int) float64 {
 		ctx := st & lowMask(shift)
 		g, ok := m.backoff[ctx]
 		if !ok {
-			continue
+			break // no longer context is stored either (see closeContexts)
 		}
 		p = float64(m.prob[ctx<<m.bits|w]) + float64(g)*p
 	}
@@ -353,7 +354,33 @@ func TrainConfig(lines []string, cfg Config) (*Model, error) {
 		m.estimate(n, adj[n], cfg)
 		adj[n] = nil // free counts as we go
 	}
+	m.closeContexts()
 	return m, nil
+}
+
+// closeContexts makes the stored contexts suffix-closed: for every stored
+// context of j ≥ 1 tokens, its last j−1 tokens are stored too (with γ = 1
+// and no n-grams if pruning removed them, which leaves every probability
+// unchanged). A lookup can then stop at the first missing context.
+func (m *Model) closeContexts() {
+	for n := m.order; n >= 2; n-- {
+		var missing []uint64
+		for h := range m.backoff {
+			if m.keyLen(h) != n-1 {
+				continue
+			}
+			suffix := h & lowMask(uint(n-2)*m.bits)
+			if _, ok := m.backoff[suffix]; !ok {
+				missing = append(missing, suffix)
+			}
+		}
+		for _, h := range missing {
+			if _, ok := m.backoff[h]; !ok {
+				m.backoff[h] = 1
+				m.contexts[n-2]++
+			}
+		}
+	}
 }
 
 // ctxStats accumulates one context's counts at one order.

@@ -126,6 +126,13 @@ func Import(h Header, prefix string, tensor func(name string, shape ...int) ([]f
 			return nil, err
 		}
 	}
+	for h := range m.backoff {
+		if n := m.keyLen(h); n >= 1 {
+			if _, ok := m.backoff[h&lowMask(uint(n-1)*m.bits)]; !ok {
+				return nil, fmt.Errorf("charlm: import: context of %d tokens without its shorter suffix", n)
+			}
+		}
+	}
 	return m, nil
 }
 

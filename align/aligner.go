@@ -1,0 +1,233 @@
+package align
+
+import (
+	"errors"
+	"math"
+	"time"
+
+	"github.com/heed-asr/heed/align/normalize"
+	"github.com/heed-asr/heed/model"
+)
+
+// Aligner times written transcripts against 16 kHz audio with a heed model:
+// it teacher-forces the transcript through the attention decoder, reads the
+// attention matrix and extracts the best monotonic path (MonotonicPath).
+// Audio longer than MaxPiece is first split at silences; the transcript is
+// divided between the pieces by recognising each piece and matching the
+// recognised characters to the transcript, so memory stays bounded by one
+// piece and time grows linearly with the audio.
+type Aligner struct {
+	Model *model.Bundle
+	// Options configures the path and word building. FrameSec is taken
+	// from the model (Stack x 10 ms).
+	Options Options
+	// CTCWeight adds the CTC head's frame posteriors to the path score.
+	CTCWeight float64
+	// Offset (seconds) is added to every time: the delay between an
+	// encoder frame's start and the sound it stands for, measured on the
+	// dev set.
+	Offset float64
+	// MaxPiece is the longest audio aligned in one piece; MinPause the
+	// shortest silence a long recording is split at.
+	MaxPiece, MinPause time.Duration
+}
+
+// NewAligner returns an Aligner with heed's defaults for model b.
+func NewAligner(b *model.Bundle) *Aligner {
+	o := DefaultOptions()
+	o.FrameSec = float64(b.Net.Cfg.Stack) * 0.01
+	return &Aligner{Model: b, Options: o, Offset: 0.01, MaxPiece: 30 * time.Second, MinPause: 200 * time.Millisecond}
+}
+
+// Detail is what the aligner saw for one piece of audio, for plotting.
+type Detail struct {
+	Feats  []float32 // (Frames, NumMel) normalised features
+	Frames int
+	Att    []float32 // (L, T) attention, L = len(Chars)
+	L, T   int
+	Spans  []Span
+	Start  float64 // the piece's start in the audio, seconds
+}
+
+// Align times every token of text against samples (16 kHz mono). It
+// returns one Word per whitespace-separated token of text, in order and
+// spelled exactly as given, and the detail of the first piece.
+func (a *Aligner) Align(samples []float32, text string) ([]Word, *Detail, error) {
+	txt, err := normalize.Normalize(text)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(txt.Tokens) == 0 {
+		return nil, nil, errors.New("the transcript is empty")
+	}
+	const rate = 16000
+	if time.Duration(len(samples))*time.Second/rate <= a.MaxPiece {
+		words, det, err := a.alignPiece(samples, txt)
+		return words, det, err
+	}
+	pieces := SplitAtSilences(samples, rate, a.MaxPiece, a.MinPause)
+	ranges := a.assign(samples, pieces, txt)
+	var (
+		offsets []float64
+		parts   [][]Word
+		first   *Detail
+	)
+	for i, p := range pieces {
+		lo, hi := ranges[i][0], ranges[i][1]
+		if lo == hi {
+			continue
+		}
+		sub := &normalize.Text{Tokens: txt.Tokens[lo:hi]}
+		words, det, err := a.alignPiece(samples[p.Start:p.End], sub)
+		if err != nil {
+			return nil, nil, err
+		}
+		start, _ := p.Seconds(rate)
+		if first == nil && det != nil {
+			det.Start = start
+			first = det
+		}
+		offsets = append(offsets, start)
+		parts = append(parts, words)
+	}
+	return Stitch(offsets, parts), first, nil
+}
+
+// alignPiece aligns the tokens of txt to one piece of audio.
+func (a *Aligner) alignPiece(samples []float32, txt *normalize.Text) ([]Word, *Detail, error) {
+	b := a.Model
+	feats, frames := b.Features(samples)
+	chars := Transcript(txt)
+	ids, err := model.Encode(chars)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := a.Options
+	if frames == 0 || len(ids) == 0 {
+		// Nothing to look at: every word is interpolated over the piece.
+		opts.FrameSec = math.Max(float64(len(samples))/16000, 1e-3)
+		words, err := AlignText(txt, make([]float32, len(chars)), 1, opts)
+		return words, nil, err
+	}
+	enc := b.Net.Encode(feats, frames)
+	rows := b.Net.ForceAlign(enc, ids)
+	L, T := len(ids), enc.T
+	att := make([]float32, 0, L*T)
+	for _, r := range rows[:L] {
+		att = append(att, r...)
+	}
+	if a.CTCWeight > 0 {
+		V := b.Net.Cfg.V()
+		ctc := make([]float32, T*L)
+		for t := 0; t < T; t++ {
+			lp := enc.CTCLogProbs[t*V : (t+1)*V]
+			blank := math.Exp(float64(lp[model.EOS]))
+			for l, id := range ids {
+				ctc[t*L+l] = float32(math.Exp(float64(lp[id])) + blank)
+			}
+		}
+		opts.Path.CTC, opts.Path.CTCWeight = ctc, a.CTCWeight
+	}
+	words, err := AlignText(txt, att, T, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	det := &Detail{Feats: feats, Frames: frames, Att: att, L: L, T: T}
+	det.Spans = MonotonicPath(att, L, T, opts.Path)
+	return shift(words, a.Offset), det, nil
+}
+
+// shift adds d seconds to every time of words, clamped at 0.
+func shift(words []Word, d float64) []Word {
+	for i := range words {
+		w := &words[i]
+		w.Start, w.End = math.Max(0, w.Start+d), math.Max(0, w.End+d)
+		for j := range w.Chars {
+			c := &w.Chars[j]
+			c.Start, c.End = math.Max(0, c.Start+d), math.Max(0, c.End+d)
+		}
+	}
+	return words
+}
+
+// assign divides the tokens of txt between the pieces: it recognises each
+// piece and finds where its characters best match the transcript, moving
+// forward through it. It returns a [lo, hi) token range per piece; the
+// ranges are consecutive and cover all tokens.
+func (a *Aligner) assign(samples []float32, pieces []Piece, txt *normalize.Text) [][2]int {
+	// Character stream of the transcript and the token each char ends.
+	var ref []byte
+	var tokEnd []int // tokEnd[i]: token index that position i belongs to
+	for ti, tok := range txt.Tokens {
+		for _, w := range tok.Spoken {
+			if len(ref) > 0 {
+				ref = append(ref, ' ')
+				tokEnd = append(tokEnd, ti)
+			}
+			ref = append(ref, w...)
+			for range w {
+				tokEnd = append(tokEnd, ti)
+			}
+		}
+	}
+	ranges := make([][2]int, len(pieces))
+	pos, tok := 0, 0
+	dec := model.DecodeOptions{Beam: 1}
+	for i, p := range pieces {
+		if i == len(pieces)-1 {
+			ranges[i] = [2]int{tok, len(txt.Tokens)}
+			break
+		}
+		hyp := a.Model.Recognize(samples[p.Start:p.End], dec).Text
+		end := matchEnd(ref, pos, []byte(hyp))
+		next := tok
+		if end > pos {
+			// The token holding the last matched character, completed.
+			next = tokEnd[end-1] + 1
+		}
+		ranges[i] = [2]int{tok, next}
+		tok = next
+		// Continue after the token.
+		for pos = end; pos < len(ref) && tokEnd[pos] < tok; pos++ {
+		}
+	}
+	return ranges
+}
+
+// matchEnd returns the end position e in ref (e >= from) such that
+// ref[from:e] best matches hyp by edit distance (semi-global: all of hyp,
+// a prefix of ref[from:]). It looks at most 2*len(hyp)+50 characters ahead.
+func matchEnd(ref []byte, from int, hyp []byte) int {
+	if len(hyp) == 0 {
+		return from
+	}
+	win := min(len(ref)-from, 2*len(hyp)+50)
+	if win <= 0 {
+		return from
+	}
+	r := ref[from : from+win]
+	// d[j]: cost of matching hyp[:i] with r[:j]; rows over hyp.
+	prev := make([]int, win+1)
+	cur := make([]int, win+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(hyp); i++ {
+		cur[0] = i
+		for j := 1; j <= win; j++ {
+			sub := prev[j-1]
+			if hyp[i-1] != r[j-1] {
+				sub++
+			}
+			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	best := 0
+	for j := 1; j <= win; j++ {
+		if prev[j] < prev[best] {
+			best = j
+		}
+	}
+	return from + best
+}

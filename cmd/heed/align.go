@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/heed-asr/heed/align"
+	"github.com/heed-asr/heed/audio"
+)
+
+func init() {
+	register(&command{
+		Name:  "align",
+		Usage: "heed align [--format F] [-o FILE] [--plot PNG] [--model FILE] AUDIO TRANSCRIPT",
+		Short: "time every word of a transcript against its audio",
+		Long: `Align places every whitespace-separated token of TRANSCRIPT (a text file, or
+- for standard input) in AUDIO (a WAV file, or - for standard input) and
+prints one entry per token, in order and spelled exactly as given, with its
+start, end, confidence and status ("aligned", or "interpolated" where the
+model could not place it and its times were interpolated between its
+neighbours), and the times of its characters.
+
+Ordinary written text is fine: numbers, currency, ordinals, years, times,
+percentages and common abbreviations are read as spoken words for the
+model and mapped back to the tokens you wrote. Long recordings are split at
+silences and aligned piece by piece in bounded memory.
+
+Formats (--format):
+  json      {"file", "duration", "words": [{"word", "start", "end",
+            "confidence", "status", "chars": [{"char", "start", "end"}]}]}
+  ctm       NIST CTM, one word a line (for sclite)
+  textgrid  Praat long TextGrid with a words tier and a chars tier
+  srt, vtt  captions of at most 42 characters and 7 seconds
+  audacity  Audacity label track
+  tsv       word, start, end, confidence, status
+Times are in seconds. -o writes the file atomically (temp file, then rename).`,
+		Flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+			format := fs.String("format", "json", "output format: "+strings.Join(align.FormatNames(), ", "))
+			out := fs.String("o", "", "write to this file instead of standard output")
+			plot := fs.String("plot", "", "also draw the spectrogram, attention, path and words to this PNG")
+			modelPath := fs.String("model", "", "model file (default: the embedded English model)")
+			ctcWeight := fs.Float64("ctc-weight", 0, "weight of the CTC posteriors in the path score")
+			return func(ctx context.Context, e *env, args []string) error {
+				if len(args) != 2 {
+					return usagef("want AUDIO and TRANSCRIPT, got %d arguments", len(args))
+				}
+				if _, ok := align.Formats[*format]; !ok {
+					return usagef("unknown --format %q (want one of %s)", *format, strings.Join(align.FormatNames(), ", "))
+				}
+				if args[0] == "-" && args[1] == "-" {
+					return usagef("AUDIO and TRANSCRIPT cannot both be standard input")
+				}
+				b, err := loadModel(*modelPath)
+				if err != nil {
+					return err
+				}
+				text, err := readText(e, args[1])
+				if err != nil {
+					return err
+				}
+				samples, err := readAudioStream(e, args[0])
+				if err != nil {
+					return err
+				}
+				a := align.NewAligner(b)
+				a.CTCWeight = *ctcWeight
+				words, det, err := a.Align(samples, text)
+				if err != nil {
+					return fmt.Errorf("%s: %w", args[1], err)
+				}
+				res := &align.Result{File: args[0], Duration: float64(len(samples)) / 16000, Words: words}
+				if *plot != "" {
+					if det == nil {
+						return fmt.Errorf("%s: nothing to plot (no audio frames)", args[0])
+					}
+					if err := align.Plot(*plot, det.Feats, det.Frames, b.Net.Cfg.NumMel, det.Att, det.L, det.T, a.Options.Path.Upsample, det.Spans, words); err != nil {
+						return err
+					}
+				}
+				if *out != "" {
+					return align.WriteFile(*out, *format, res)
+				}
+				return align.Formats[*format].Write(e.Stdout, res)
+			}
+		},
+	})
+}
+
+// readText reads a whole transcript from path, or standard input for "-".
+func readText(e *env, path string) (string, error) {
+	var r io.Reader = e.Stdin
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return "", err
+		}
+		defer f.Close()
+		r = f
+	}
+	b, err := io.ReadAll(io.LimitReader(r, 64<<20))
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return string(b), nil
+}
+
+// readAudioStream decodes path (or standard input for "-") chunk by chunk
+// straight to 16 kHz mono, so that a long recording never exists in memory
+// at its original rate and channel count.
+func readAudioStream(e *env, path string) ([]float32, error) {
+	var r io.Reader = e.Stdin
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = bufio.NewReaderSize(f, 1<<16)
+	}
+	s, err := audio.NewStream(r, path, audio.StreamOptions{})
+	if err != nil {
+		return nil, err
+	}
+	var out []float32
+	buf := make([]float32, 1<<15)
+	for {
+		n, err := s.Read(buf)
+		out = append(out, buf[:n]...)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, w := range s.Warnings() {
+		fmt.Fprintf(e.Stderr, "heed: warning: %s\n", w)
+	}
+	return out, nil
+}

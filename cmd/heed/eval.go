@@ -1,0 +1,271 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"text/tabwriter"
+
+	"github.com/heed-asr/heed/align"
+	"github.com/heed-asr/heed/audio"
+	"github.com/heed-asr/heed/corpus"
+	"github.com/heed-asr/heed/model"
+	"github.com/heed-asr/heed/model/train"
+)
+
+func init() {
+	register(&command{
+		Name:  "eval",
+		Usage: "heed eval asr|align [--model FILE] [--json] MANIFEST...",
+		Short: "measure recognition (CER/WER) or alignment (boundary) error on manifests",
+		Long: `Eval measures heed on manifests in the training-corpus format (JSON Lines
+with "audio", "text" and, for alignment, gold "words" with "start"/"end").
+
+  heed eval asr MANIFEST...    character and word error rates, per source
+  heed eval align MANIFEST...  word boundary errors (start and end, absolute):
+                               mean, median, 90th percentile and the share
+                               within 20, 50 and 100 ms, per source
+
+Utterances are decoded in parallel on --jobs goroutines. --json prints one
+JSON object per manifest and source instead of a table.`,
+		Flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+			modelPath := fs.String("model", "", "model file (default: the embedded English model)")
+			asJSON := fs.Bool("json", false, "print JSON Lines instead of a table")
+			jobs := fs.Int("jobs", runtime.NumCPU(), "utterances decoded in parallel")
+			limit := fs.Int("limit", 0, "evaluate at most this many utterances per manifest (0: all)")
+			dec := model.DefaultDecodeOptions()
+			fs.IntVar(&dec.Beam, "beam", dec.Beam, "beam width (asr)")
+			fs.Float64Var(&dec.CTCWeight, "ctc-weight", dec.CTCWeight, "CTC weight in the beam (asr)")
+			fs.Float64Var(&dec.LengthBonus, "length-bonus", dec.LengthBonus, "score bonus per character (asr)")
+			alignCTC := fs.Float64("align-ctc-weight", 0, "weight of CTC posteriors in the alignment path (align)")
+			return func(ctx context.Context, e *env, args []string) error {
+				if len(args) < 2 || (args[0] != "asr" && args[0] != "align") {
+					return usagef("want asr or align and at least one MANIFEST")
+				}
+				if *jobs < 1 {
+					return usagef("--jobs must be at least 1")
+				}
+				b, err := loadModel(*modelPath)
+				if err != nil {
+					return err
+				}
+				var rows []evalRow
+				for _, path := range args[1:] {
+					utts, err := corpus.ReadManifest(path)
+					if err != nil {
+						return err
+					}
+					if *limit > 0 && len(utts) > *limit {
+						utts = utts[:*limit]
+					}
+					var r []evalRow
+					if args[0] == "asr" {
+						r, err = evalASR(ctx, b, path, utts, *jobs, dec)
+					} else {
+						r, err = evalAlign(ctx, b, path, utts, *jobs, *alignCTC)
+					}
+					if err != nil {
+						return err
+					}
+					rows = append(rows, r...)
+				}
+				return printEval(e.Stdout, args[0], rows, *asJSON)
+			}
+		},
+	})
+}
+
+// evalRow is one line of an evaluation report: a manifest and a source
+// ("all" for the whole manifest).
+type evalRow struct {
+	Manifest string  `json:"manifest"`
+	Source   string  `json:"source"`
+	Utts     int     `json:"utts"`
+	CER      float64 `json:"cer,omitempty"`
+	WER      float64 `json:"wer,omitempty"`
+	Chars    int     `json:"chars,omitempty"`
+	Words    int     `json:"words,omitempty"`
+	// Alignment.
+	Boundaries *align.BoundaryStats `json:"boundaries,omitempty"`
+}
+
+// forEach runs fn on every utterance index on jobs goroutines.
+func forEach(ctx context.Context, n, jobs int, fn func(i int) error) error {
+	var (
+		mu    sync.Mutex
+		next  int
+		first error
+		wg    sync.WaitGroup
+	)
+	for w := 0; w < jobs; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				stop := first != nil || ctx.Err() != nil
+				mu.Unlock()
+				if i >= n || stop {
+					return
+				}
+				if err := fn(i); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if first == nil {
+		first = ctx.Err()
+	}
+	return first
+}
+
+func evalASR(ctx context.Context, b *model.Bundle, path string, utts []corpus.Utterance, jobs int, dec model.DecodeOptions) ([]evalRow, error) {
+	type counts struct{ ce, c, we, w, n int }
+	per := make([]counts, len(utts))
+	err := forEach(ctx, len(utts), jobs, func(i int) error {
+		u := utts[i]
+		clip, err := audio.Load16k(u.Audio)
+		if err != nil {
+			return err
+		}
+		hyp := b.Recognize(clip.Samples, dec).Text
+		ref := u.Text
+		per[i] = counts{
+			ce: train.EditDistance([]rune(ref), []rune(hyp)), c: len([]rune(ref)),
+			we: train.EditDistance(strings.Fields(ref), strings.Fields(hyp)), w: len(strings.Fields(ref)), n: 1,
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	bySrc := map[string]*counts{"all": {}}
+	for i, u := range utts {
+		for _, k := range []string{"all", u.Source} {
+			if bySrc[k] == nil {
+				bySrc[k] = &counts{}
+			}
+			c := bySrc[k]
+			c.ce += per[i].ce
+			c.c += per[i].c
+			c.we += per[i].we
+			c.w += per[i].w
+			c.n++
+		}
+	}
+	var rows []evalRow
+	for _, src := range sortedSources(bySrc) {
+		c := bySrc[src]
+		rows = append(rows, evalRow{Manifest: path, Source: src, Utts: c.n,
+			CER: float64(c.ce) / float64(max(1, c.c)), WER: float64(c.we) / float64(max(1, c.w)), Chars: c.c, Words: c.w})
+	}
+	return rows, nil
+}
+
+func evalAlign(ctx context.Context, b *model.Bundle, path string, utts []corpus.Utterance, jobs int, ctcWeight float64) ([]evalRow, error) {
+	errs := make([][]float64, len(utts))
+	a := align.NewAligner(b)
+	a.CTCWeight = ctcWeight
+	err := forEach(ctx, len(utts), jobs, func(i int) error {
+		u := utts[i]
+		if len(u.Words) == 0 {
+			return nil
+		}
+		clip, err := audio.Load16k(u.Audio)
+		if err != nil {
+			return err
+		}
+		words, _, err := a.Align(clip.Samples, u.Text)
+		if err != nil {
+			return fmt.Errorf("%s: %w", u.Audio, err)
+		}
+		gold := make([]align.Word, len(u.Words))
+		for j, w := range u.Words {
+			gold[j] = align.Word{Word: w.Word, Start: w.Start, End: w.End}
+		}
+		if len(gold) != len(words) {
+			return fmt.Errorf("%s: %d gold words but the transcript has %d tokens", u.Audio, len(gold), len(words))
+		}
+		errs[i] = align.BoundaryErrors(gold, words)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	bySrc := map[string][]float64{}
+	nBy := map[string]int{}
+	for i, u := range utts {
+		if errs[i] == nil {
+			continue
+		}
+		for _, k := range []string{"all", u.Source} {
+			bySrc[k] = append(bySrc[k], errs[i]...)
+			nBy[k]++
+		}
+	}
+	if len(bySrc) == 0 {
+		return nil, fmt.Errorf("%s: no utterance has gold word times", path)
+	}
+	var rows []evalRow
+	for _, src := range sortedSources(bySrc) {
+		st := align.Summarize(bySrc[src])
+		rows = append(rows, evalRow{Manifest: path, Source: src, Utts: nBy[src], Boundaries: &st})
+	}
+	return rows, nil
+}
+
+// sortedSources returns the keys of m with "all" first.
+func sortedSources[V any](m map[string]V) []string {
+	var keys []string
+	for k := range m {
+		if k != "all" {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	if len(keys) == 1 {
+		return keys // "all" would repeat the only source
+	}
+	return append([]string{"all"}, keys...)
+}
+
+func printEval(w io.Writer, kind string, rows []evalRow, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		for _, r := range rows {
+			if err := enc.Encode(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	if kind == "asr" {
+		fmt.Fprintf(tw, "manifest\tsource\tutts\tCER %%\tWER %%\tchars\twords\t\n")
+		for _, r := range rows {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%.2f\t%.2f\t%d\t%d\t\n", r.Manifest, r.Source, r.Utts, 100*r.CER, 100*r.WER, r.Chars, r.Words)
+		}
+	} else {
+		fmt.Fprintf(tw, "manifest\tsource\tutts\tboundaries\tmean ms\tmedian ms\tp90 ms\t<=20ms %%\t<=50ms %%\t<=100ms %%\t\n")
+		for _, r := range rows {
+			s := r.Boundaries
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t\n", r.Manifest, r.Source, r.Utts, s.N,
+				1000*s.Mean, 1000*s.Median, 1000*s.P90, 100*s.Within20, 100*s.Within50, 100*s.Within100)
+		}
+	}
+	return tw.Flush()
+}
