@@ -3,6 +3,7 @@ package align
 import (
 	"errors"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/heed-asr/heed/align/normalize"
@@ -95,21 +96,30 @@ func (a *Aligner) Align(samples []float32, text string) ([]Word, *Detail, error)
 
 // alignPiece aligns the tokens of txt to one piece of audio.
 func (a *Aligner) alignPiece(samples []float32, txt *normalize.Text) ([]Word, *Detail, error) {
+	feats, frames := a.Model.Features(samples)
+	var enc *model.Encoded
+	if frames > 0 {
+		enc = a.Model.Net.Encode(feats, frames)
+	}
+	return a.alignEncoded(feats, frames, enc, float64(len(samples))/16000, txt)
+}
+
+// alignEncoded aligns the tokens of txt to an encoded piece of audio of
+// the given duration in seconds; enc is nil when the piece has no frames.
+func (a *Aligner) alignEncoded(feats []float32, frames int, enc *model.Encoded, seconds float64, txt *normalize.Text) ([]Word, *Detail, error) {
 	b := a.Model
-	feats, frames := b.Features(samples)
 	chars := Transcript(txt)
 	ids, err := model.Encode(chars)
 	if err != nil {
 		return nil, nil, err
 	}
 	opts := a.Options
-	if frames == 0 || len(ids) == 0 {
+	if enc == nil || len(ids) == 0 {
 		// Nothing to look at: every word is interpolated over the piece.
-		opts.FrameSec = math.Max(float64(len(samples))/16000, 1e-3)
+		opts.FrameSec = math.Max(seconds, 1e-3)
 		words, err := AlignText(txt, make([]float32, len(chars)), 1, opts)
 		return words, nil, err
 	}
-	enc := b.Net.Encode(feats, frames)
 	rows := b.Net.ForceAlign(enc, ids)
 	L, T := len(ids), enc.T
 	att := make([]float32, 0, L*T)
@@ -135,6 +145,41 @@ func (a *Aligner) alignPiece(samples []float32, txt *normalize.Text) ([]Word, *D
 	det := &Detail{Feats: feats, Frames: frames, Att: att, L: L, T: T}
 	det.Spans = MonotonicPath(att, L, T, opts.Path)
 	return shift(words, a.Offset), det, nil
+}
+
+// Transcribe recognises samples (16 kHz mono) piece by piece, split at
+// silences into pieces of at most MaxPiece, and times the recognised words
+// with the same aligner. It returns the transcript and its words.
+func (a *Aligner) Transcribe(samples []float32, dec model.DecodeOptions) (string, []Word, error) {
+	const rate = 16000
+	pieces := []Piece{{Start: 0, End: len(samples)}}
+	if time.Duration(len(samples))*time.Second/rate > a.MaxPiece {
+		pieces = SplitAtSilences(samples, rate, a.MaxPiece, a.MinPause)
+	}
+	var (
+		texts   []string
+		offsets []float64
+		parts   [][]Word
+	)
+	for _, p := range pieces {
+		r := a.Model.Recognize(samples[p.Start:p.End], dec)
+		if r.Text == "" {
+			continue
+		}
+		txt, err := normalize.Normalize(r.Text)
+		if err != nil {
+			return "", nil, err
+		}
+		words, _, err := a.alignEncoded(r.Feats, r.Frames, r.Enc, float64(p.End-p.Start)/rate, txt)
+		if err != nil {
+			return "", nil, err
+		}
+		start, _ := p.Seconds(rate)
+		texts = append(texts, r.Text)
+		offsets = append(offsets, start)
+		parts = append(parts, words)
+	}
+	return strings.Join(texts, " "), Stitch(offsets, parts), nil
 }
 
 // shift adds d seconds to every time of words, clamped at 0.

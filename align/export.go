@@ -93,16 +93,9 @@ func writeAtomic(path string, write func(io.Writer) error) (err error) {
 // round3 rounds x to three decimals (milliseconds for times).
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
 
-// WriteJSON writes r as indented JSON:
-//
-//	{"file","duration","words":[{"word","start","end","confidence","status","chars":[{"char","start","end"}]}]}
-//
-// Times are rounded to 1 ms and confidences to 0.001; a word without
-// characters has "chars": [].
-func WriteJSON(w io.Writer, r *Result) error {
-	if err := r.Validate(); err != nil {
-		return err
-	}
+// Rounded returns a copy of r with times rounded to 1 ms and confidences to
+// 0.001, and an empty (not nil) Chars for words without characters.
+func (r *Result) Rounded() Result {
 	out := Result{File: r.File, Duration: round3(r.Duration), Words: make([]Word, len(r.Words))}
 	for i, wd := range r.Words {
 		chars := make([]Char, len(wd.Chars))
@@ -114,6 +107,20 @@ func WriteJSON(w io.Writer, r *Result) error {
 			Confidence: round3(wd.Confidence), Status: wd.Status, Chars: chars,
 		}
 	}
+	return out
+}
+
+// WriteJSON writes r as indented JSON:
+//
+//	{"file","duration","words":[{"word","start","end","confidence","status","chars":[{"char","start","end"}]}]}
+//
+// Times are rounded to 1 ms and confidences to 0.001; a word without
+// characters has "chars": [].
+func WriteJSON(w io.Writer, r *Result) error {
+	if err := r.Validate(); err != nil {
+		return err
+	}
+	out := r.Rounded()
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)

@@ -82,7 +82,11 @@ func heedEspeakCallback(wav *C.short, n C.int, ev *C.espeak_EVENT) C.int {
 }
 
 // Synthesize speaks text (a spoken-form transcript, see CheckText) with
-// voice v. The output depends only on text and v. It returns the samples in [-1, 1) at SampleRate and the time span
+// voice v. espeak-ng keeps waveform-generator state across calls (the
+// phase of its pitch flutter, an automatic gain), so the exact samples
+// (lengths vary by a few pitch periods) also depend on what the process
+// synthesized before; a fresh process making the same sequence of calls
+// gives the same output. It returns the samples in [-1, 1) at SampleRate and the time span
 // of every word of text in seconds; see timeWords for how they are found.
 func (e *Espeak) Synthesize(text string, v EspeakVoice) (samples []float32, words []Word, err error) {
 	if err := CheckText(text); err != nil {
@@ -114,9 +118,9 @@ func (e *Espeak) Synthesize(text string, v EspeakVoice) (samples []float32, word
 	}
 	ct := C.CString(text)
 	defer C.free(unsafe.Pointer(ct))
-	// espeak-ng draws from libc's rand() (voice roughness, breath, noise
-	// sources); seeding it from the request makes the output a function of
-	// text and voice alone, not of what this process synthesized before.
+	// espeak-ng draws from libc's rand() (breath and noise sources);
+	// seeding it from the request keeps that part of the output a function
+	// of text and voice.
 	h := fnv.New32a()
 	fmt.Fprintf(h, "%s\x00%+v", text, v)
 	C.srand(C.uint(h.Sum32()))

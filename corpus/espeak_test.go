@@ -27,6 +27,8 @@ func TestEspeakWordTimes(t *testing.T) {
 		{"won't you tell 'em i'd go", EspeakVoice{Name: "en-029", Variant: "klatt2", Rate: 260, Pitch: 30, Range: 40}},
 		{"xylyl quixotry zymurgy", EspeakVoice{Name: "en-us-nyc", Variant: "m7", Rate: 110, Pitch: 20, Range: 50}},
 		{"a", EspeakVoice{Name: "en-gb-x-rp", Rate: 175, Pitch: 50, Range: 50}},
+		// No word event for "human" in this voice.
+		{"human skin is actually made up of cells", EspeakVoice{Name: "en-us-nyc", Variant: "f5", Rate: 180, Pitch: 50, Range: 50, Volume: 60}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.voice.String()+"/"+tc.text, func(t *testing.T) {

@@ -46,8 +46,8 @@ func ParseFSDDName(name string) (digit int, speaker string, index int, ok bool) 
 }
 
 // LoadFSDD reads the FSDD clips in dir whose index satisfies keep (all when
-// keep is nil), resamples them to rate Hz and finds the digit's bounds. The
-// clips are sorted by speaker, digit and index.
+// keep is nil); see ReadFSDDClip. The clips are sorted by speaker, digit
+// and index.
 func LoadFSDD(dir string, rate int, keep func(index int) bool) ([]FSDDClip, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -55,18 +55,14 @@ func LoadFSDD(dir string, rate int, keep func(index int) bool) ([]FSDDClip, erro
 	}
 	var clips []FSDDClip
 	for _, e := range ents {
-		d, spk, idx, ok := ParseFSDDName(e.Name())
-		if !ok || (keep != nil && !keep(idx)) {
+		if _, _, idx, ok := ParseFSDDName(e.Name()); !ok || (keep != nil && !keep(idx)) {
 			continue
 		}
-		path := filepath.Join(dir, e.Name())
-		clip, err := audio.ReadFile(path)
+		c, err := ReadFSDDClip(filepath.Join(dir, e.Name()), rate)
 		if err != nil {
-			return nil, fmt.Errorf("corpus: FSDD: %w", err)
+			return nil, err
 		}
-		x := audio.Resample(clip.Samples, clip.Rate, rate)
-		a, b := TrimBounds(x, rate)
-		clips = append(clips, FSDDClip{Path: path, Digit: d, Speaker: spk, Index: idx, Samples: x, Start: a, End: b})
+		clips = append(clips, c)
 	}
 	if len(clips) == 0 {
 		return nil, fmt.Errorf("corpus: FSDD: no clips in %s", dir)
@@ -82,6 +78,22 @@ func LoadFSDD(dir string, rate int, keep func(index int) bool) ([]FSDDClip, erro
 		return a.Index < b.Index
 	})
 	return clips, nil
+}
+
+// ReadFSDDClip reads one FSDD recording (named as ParseFSDDName expects),
+// resamples it to rate Hz and finds the digit's bounds with TrimBounds.
+func ReadFSDDClip(path string, rate int) (FSDDClip, error) {
+	d, spk, idx, ok := ParseFSDDName(path)
+	if !ok {
+		return FSDDClip{}, fmt.Errorf("corpus: FSDD: %s: not named {digit}_{speaker}_{index}.wav", path)
+	}
+	clip, err := audio.ReadFile(path)
+	if err != nil {
+		return FSDDClip{}, fmt.Errorf("corpus: FSDD: %w", err)
+	}
+	x := audio.Resample(clip.Samples, clip.Rate, rate)
+	a, b := TrimBounds(x, rate)
+	return FSDDClip{Path: path, Digit: d, Speaker: spk, Index: idx, Samples: x, Start: a, End: b}, nil
 }
 
 // TrimBounds returns the [start, end) sample range of x holding sound:

@@ -60,7 +60,7 @@ var abbreviations = map[string]bool{
 
 // SplitSentences splits text at sentence ends: '.', '!' or '?' (with any
 // closing quotes or brackets after them) followed by a space or the end, and
-// at ';' and ':'. A period after a known abbreviation or a single letter
+// at ';' and ':' followed by a space or the end. A period after a known abbreviation or a single letter
 // (an initial) does not end a sentence; CleanSentence later drops the
 // sentence holding it.
 func SplitSentences(text string) []string {
@@ -76,7 +76,9 @@ func SplitSentences(text string) []string {
 		c := text[i]
 		switch c {
 		case ';', ':':
-			emit(i + 1)
+			if i+1 == len(text) || text[i+1] == ' ' || text[i+1] == '\t' {
+				emit(i + 1) // not inside "3:30"
+			}
 		case '.', '!', '?':
 			j := i + 1
 			for j < len(text) && strings.IndexByte(".!?\"')]`", text[j]) >= 0 {

@@ -34,6 +34,7 @@ func TestSplitSentences(t *testing.T) {
 		{"So am I. You too.", []string{"So am I.", "You too."}},
 		{"Q: why? A: because", []string{"Q:", "why?", "A:", "because"}},
 		{"a; b", []string{"a;", "b"}},
+		{"at 3:30 sharp", []string{"at 3:30 sharp"}},
 		{"", nil},
 	}
 	for _, tc := range tests {

@@ -36,7 +36,8 @@ type wordGroup struct {
 //
 //  1. Each word event is matched to the word of text holding its character
 //     position. Words without an event of their own belong to the group of
-//     the word before them.
+//     the word before them; phonemes before the first word event belong to
+//     the first word.
 //  2. A word runs from the start of its first phoneme to the start of the
 //     event after its last phoneme (the next phoneme or pause), so pauses
 //     between words are not part of either word.
@@ -91,7 +92,13 @@ func timeWords(text string, counts []int, events []synthEvent, samples []float32
 		}
 		pause := isPause(ev.name)
 		phones = append(phones, phone{start: ev.sample, end: -1, pause: pause})
-		if !pause && len(groups) > 0 {
+		if !pause && len(groups) == 0 {
+			// espeak-ng 1.51 sometimes sends no word (or sentence) event
+			// for the first word (en-us-nyc "human ..."): speech before
+			// any word event belongs to the first word.
+			groups = append(groups, wordGroup{first: 0, last: 0, start: ev.sample})
+		}
+		if !pause {
 			g := &groups[len(groups)-1]
 			g.phones = append(g.phones, len(phones)-1)
 		}

@@ -74,6 +74,16 @@ func TestTimeWords(t *testing.T) {
 			want:  [][2]float64{{0.01, 0.2}},
 		},
 		{
+			name: "no event for the first word",
+			text: "human skin", counts: []int{5, 4}, n: 400,
+			events: []synthEvent{
+				ph(0, 0, "j"), ph(0, 40, "u:"), ph(0, 80, "m"), ph(0, 100, "@"), ph(0, 120, "n"),
+				word(7, 4, 150), ph(7, 160, "s"), ph(7, 200, "k"), ph(7, 240, "I"), ph(7, 280, "n"), ph(7, 330, "_:"),
+			},
+			sound: [][2]int{{0, 140}, {160, 330}},
+			want:  [][2]float64{{0, 0.14}, {0.16, 0.33}},
+		},
+		{
 			name: "second event inside a word ignored",
 			text: "xylyl go", counts: []int{0, 2}, n: 300,
 			events: []synthEvent{

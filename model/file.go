@@ -3,8 +3,10 @@ package model
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/heed-asr/heed/features"
+	"github.com/heed-asr/heed/model/charlm"
 	"github.com/heed-asr/heed/model/modelfile"
 )
 
@@ -19,6 +21,11 @@ type Meta struct {
 	Features features.Config `json:"features"` // filterbank settings the model was trained with
 	CMVN     features.CMVN   `json:"cmvn"`     // per-dimension feature normalisation
 	Training TrainingInfo    `json:"training"` // provenance
+	// LM describes the optional character language model whose tensors
+	// are stored with the prefix "lm."; LMWeight is its fusion weight in
+	// beam search, tuned on a dev set.
+	LM       *charlm.Header `json:"lm,omitempty"`
+	LMWeight float64        `json:"lm_weight,omitempty"`
 }
 
 // TrainingInfo records how a model was made.
@@ -37,7 +44,11 @@ type TrainingInfo struct {
 type Bundle struct {
 	Meta Meta
 	Net  *Model
+	LM   *charlm.Model // nil when the file has no language model
 }
+
+// lmPrefix prefixes the language model's tensor names in a model file.
+const lmPrefix = "lm."
 
 // Save writes b to path atomically (a temp file renamed into place) with the
 // given tensor storage type.
@@ -48,6 +59,15 @@ func (b *Bundle) Save(path string, dtype modelfile.DType) error {
 	out := make([]modelfile.Tensor, len(ts))
 	for i, t := range ts {
 		out[i] = modelfile.Tensor{Name: t.Name, Shape: t.Shape, Data: t.Data}
+	}
+	b.Meta.LM = nil
+	if b.LM != nil {
+		h, lts := b.LM.Export(lmPrefix)
+		for i := range lts {
+			lts[i].Exact = true // packed keys and probabilities must stay exact
+		}
+		b.Meta.LM = &h
+		out = append(out, lts...)
 	}
 	return modelfile.WriteFile(path, b.Meta, out, dtype)
 }
@@ -99,8 +119,25 @@ func fromFile(f *modelfile.File) (*Bundle, error) {
 	}
 	p := NewParams[float32](meta.Config)
 	ts := p.Tensors()
-	if len(f.Tensors) != len(ts) {
-		return nil, fmt.Errorf("model has %d tensors, config %+v needs %d", len(f.Tensors), meta.Config, len(ts))
+	var lm *charlm.Model
+	lmTensors := 0
+	if meta.LM != nil {
+		var err error
+		lm, err = charlm.Import(*meta.LM, lmPrefix, f.Tensor)
+		if err != nil {
+			return nil, fmt.Errorf("model language model: %w", err)
+		}
+		if lm.Alphabet() != lmAlphabet() {
+			return nil, fmt.Errorf("model language model alphabet %q, want %q", lm.Alphabet(), lmAlphabet())
+		}
+		for _, t := range f.Tensors {
+			if strings.HasPrefix(t.Name, lmPrefix) {
+				lmTensors++
+			}
+		}
+	}
+	if len(f.Tensors)-lmTensors != len(ts) {
+		return nil, fmt.Errorf("model has %d network tensors, config %+v needs %d", len(f.Tensors)-lmTensors, meta.Config, len(ts))
 	}
 	for _, t := range ts {
 		data, err := f.Tensor(t.Name, t.Shape...)
@@ -109,5 +146,22 @@ func fromFile(f *modelfile.File) (*Bundle, error) {
 		}
 		copy(t.Data, data)
 	}
-	return &Bundle{Meta: meta, Net: NewNet(p)}, nil
+	return &Bundle{Meta: meta, Net: NewNet(p), LM: lm}, nil
+}
+
+// lmAlphabet is the runes of tokens 1..V-1 of the vocabulary, the alphabet
+// a character language model for this network must use.
+func lmAlphabet() string {
+	var sb strings.Builder
+	for _, t := range DefaultVocab()[1:] {
+		sb.WriteString(t)
+	}
+	return sb.String()
+}
+
+// TrainLM trains a character n-gram language model of the given order on
+// lines of spoken-form text, over the network's alphabet, for shallow
+// fusion in beam search.
+func TrainLM(lines []string, order int) (*charlm.Model, error) {
+	return charlm.TrainConfig(lines, charlm.Config{Alphabet: lmAlphabet(), Order: order, PruneAbove: 3, MinCount: 2})
 }

@@ -15,13 +15,15 @@ type DecodeOptions struct {
 	// LengthBonus is added to a hypothesis' score per output character.
 	LengthBonus float64
 	// LM, when not nil, is fused into the beam with weight LMWeight.
+	// When it is nil the model file's own language model is used, if it
+	// has one; a negative LMWeight then means the weight stored with it.
 	LM       beam.LM
 	LMWeight float64
 }
 
 // DefaultDecodeOptions is a beam of 4 with joint CTC scoring.
 func DefaultDecodeOptions() DecodeOptions {
-	return DecodeOptions{Beam: 4, CTCWeight: 0.3, LengthBonus: 0.5}
+	return DecodeOptions{Beam: 4, CTCWeight: 0.3, LengthBonus: 0.5, LMWeight: -1}
 }
 
 // Recognition is the result of Recognize: the transcript and what the
@@ -52,17 +54,22 @@ func (b *Bundle) Recognize(samples []float32, opt DecodeOptions) *Recognition {
 	enc := b.Net.Encode(feats, frames)
 	r.Enc = enc
 	maxLen := MaxDecodeLen(enc)
+	if opt.LM == nil && b.LM != nil {
+		opt.LM = b.LM
+		if opt.LMWeight < 0 {
+			opt.LMWeight = b.Meta.LMWeight
+		}
+	}
+	if opt.LM == nil || opt.LMWeight <= 0 {
+		opt.LM, opt.LMWeight = nil, 0
+	}
 	if opt.Beam <= 1 && opt.CTCWeight == 0 && opt.LM == nil {
 		r.IDs, _ = b.Net.Greedy(enc, maxLen)
 	} else {
 		start := beamDecoder{net: b.Net, enc: enc, st: b.Net.StartDecoder(enc)}
-		lmw := opt.LMWeight
-		if opt.LM == nil {
-			lmw = 0
-		}
 		hyps := beam.Search(start, enc.CTCLogProbs, enc.T, b.Net.Cfg.V(), opt.LM, beam.Options{
 			Beam: max(1, opt.Beam), MaxLen: maxLen, EOS: EOS,
-			CTCWeight: opt.CTCWeight, LMWeight: lmw, LengthBonus: opt.LengthBonus,
+			CTCWeight: opt.CTCWeight, LMWeight: opt.LMWeight, LengthBonus: opt.LengthBonus,
 		})
 		if len(hyps) > 0 {
 			r.IDs = hyps[0].Tokens

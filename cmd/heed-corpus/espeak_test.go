@@ -19,6 +19,8 @@ import (
 // valid.
 func TestBuildDeterministic(t *testing.T) {
 	t.Setenv("HEED_CORPUS_AS_MAIN", "1")
+	defer func(n int) { chunkSize = n }(chunkSize)
+	chunkSize = 7 // several chunks, handed out differently with 1 and 2 workers
 	o := testSources(t)
 	base := filepath.Dir(o.out)
 	args := func(out string, jobs string) []string {

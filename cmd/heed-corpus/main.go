@@ -18,9 +18,9 @@
 // package corpus. The output depends only on the flags (and the installed
 // espeak-ng, flite and data files), not on -jobs.
 //
-// espeak-ng is not thread-safe, so the work is done by -jobs worker
-// processes: the binary re-executes itself with -worker k/N, and each
-// worker builds the same plan and does every N-th job.
+// espeak-ng is not thread-safe, so the work is done by worker processes,
+// -jobs at a time: the binary re-executes itself with -worker and reads a
+// chunk of planned jobs on stdin.
 package main
 
 import (
@@ -50,7 +50,7 @@ type options struct {
 	aug        float64
 	devFrac    float64
 	testGlued  int
-	worker     string
+	worker     bool
 }
 
 func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
@@ -70,7 +70,7 @@ func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.Float64Var(&o.aug, "aug", 0.5, "share of training utterances augmented")
 	fs.Float64Var(&o.devFrac, "dev-fraction", 0.03, "share of prompts (by hash of the text) reserved for dev")
 	fs.IntVar(&o.testGlued, "fsdd-test-strings", 200, "glued digit strings in fsdd_test_strings.jsonl")
-	fs.StringVar(&o.worker, "worker", "", "internal: run as worker `k/N`")
+	fs.BoolVar(&o.worker, "worker", false, "internal: run as a worker process on a chunk of jobs read from stdin")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: heed-corpus -out DIR [flags]\n\nBuilds heed's training corpus (see the package doc of cmd/heed-corpus).\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -118,17 +118,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.hours < 0 || o.devMinutes < 0 || o.jobs < 1 || o.fliteShare < 0 || o.fsddShare < 0 || o.fliteShare+o.fsddShare > 1 || o.aug < 0 || o.aug > 1 || o.devFrac <= 0 || o.devFrac >= 1 || o.testGlued < 0 {
 		return fmt.Errorf("%w: flag value out of range", errUsage)
 	}
-	var k, n int
-	if o.worker != "" {
-		if _, err := fmt.Sscanf(o.worker, "%d/%d", &k, &n); err != nil || n < 1 || k < 0 || k >= n {
-			return fmt.Errorf("%w: bad -worker %q", errUsage, o.worker)
-		}
-	}
 	if !haveEspeak {
 		return errNoEspeak
 	}
-	if o.worker != "" {
-		return runWorker(ctx, &o, k, n, stdout)
+	if o.worker {
+		return runWorker(ctx, &o, os.Stdin, stdout)
 	}
 	return build(ctx, &o, args, stderr)
 }

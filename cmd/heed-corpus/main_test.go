@@ -121,7 +121,7 @@ func TestRunUsage(t *testing.T) {
 		{"extra arg", []string{"-out", "x", "extra"}, errUsage},
 		{"bad hours", []string{"-out", "x", "-hours", "-1"}, errUsage},
 		{"bad shares", []string{"-out", "x", "-flite-share", "0.6", "-fsdd-share", "0.6"}, errUsage},
-		{"bad worker", []string{"-out", "x", "-worker", "3/2"}, errUsage},
+		{"bad worker", []string{"-out", "x", "-worker=maybe"}, errUsage},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -77,7 +77,7 @@ type job struct {
 	Text   string
 	Voice  corpus.EspeakVoice // espeak
 	Flite  corpus.FliteVoice  // flite
-	Clips  []int              // FSDD clip indexes (into plan.fsddTrain or plan.fsddTest)
+	Clips  []string           // FSDD clip paths
 	Single bool               // FSDD: one whole clip rather than glued clips
 	Aug    corpus.AugSpec     // augmentation (train); zero for none
 	Noisy  corpus.AugSpec     // dev: the noise of the dev_noisy copy
@@ -94,14 +94,17 @@ type plan struct {
 	prompts   int               // train prompts available
 }
 
+// numBabble is the number of espeak utterances behind babble noise.
+const numBabble = 16
+
 // Duration models for planning, fitted on espeak-ng 1.51 and flite 2.2
 // output: seconds per character of text at 1 wpm (espeak) and per
 // character at stretch 1 (flite), plus a constant.
 const (
 	espeakSecPerCharWPM = 8.8
 	espeakSecConst      = 0.12
-	fliteSecPerChar     = 0.066
-	fliteSecConst       = 0.35
+	fliteSecPerChar     = 0.057
+	fliteSecConst       = 0.3
 )
 
 func estimateEspeak(text string, v corpus.EspeakVoice) float64 {
@@ -230,7 +233,7 @@ func makePlan(o *options) (*plan, error) {
 				break
 			}
 			c := p.fsddTrain[i]
-			j := job{Set: setTrain, Source: srcFSDD, Text: corpus.DigitWord(c.Digit), Clips: []int{i}, Single: true, Aug: aug()}
+			j := job{Set: setTrain, Source: srcFSDD, Text: corpus.DigitWord(c.Digit), Clips: []string{c.Path}, Single: true, Aug: aug()}
 			j.Est = estimateAug(float64(len(c.Samples))/rate, j.Aug)
 			sum += j.Est
 			add(j)
@@ -257,8 +260,8 @@ func makePlan(o *options) (*plan, error) {
 	}
 
 	// FSDD test sets: every test take as a single digit, and glued strings.
-	for i, c := range p.fsddTest {
-		add(job{Set: setFSDDTest, Source: srcFSDD, Text: corpus.DigitWord(c.Digit), Clips: []int{i}, Single: true, Est: float64(len(c.Samples)) / rate})
+	for _, c := range p.fsddTest {
+		add(job{Set: setFSDDTest, Source: srcFSDD, Text: corpus.DigitWord(c.Digit), Clips: []string{c.Path}, Single: true, Est: float64(len(c.Samples)) / rate})
 	}
 	if len(p.fsddTest) > 0 {
 		for range o.testGlued {
@@ -266,8 +269,8 @@ func makePlan(o *options) (*plan, error) {
 		}
 	}
 
-	// Babble sources: 24 training prompts in training voices.
-	for i := range 24 {
+	// Babble sources: training prompts in training voices.
+	for i := range numBabble {
 		p.babble = append(p.babble, job{Source: srcEspeak, Text: trainP[len(trainP)-1-i%len(trainP)].Text, Voice: espeakVoice(trainVoices)})
 	}
 	return p, nil
@@ -295,10 +298,9 @@ func gluedJob(rng *rand.Rand, clips []corpus.FSDDClip, set string) job {
 		if len(takes) == 0 {
 			continue
 		}
-		i := takes[rng.IntN(len(takes))]
-		j.Clips = append(j.Clips, i)
+		c := clips[takes[rng.IntN(len(takes))]]
+		j.Clips = append(j.Clips, c.Path)
 		words = append(words, corpus.DigitWord(d))
-		c := clips[i]
 		est += float64(c.End-c.Start)/rate + 2*glueMargin
 	}
 	j.Text = strings.Join(words, " ")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -34,23 +35,36 @@ type result struct {
 	Err  string             `json:"err,omitempty"`
 }
 
+// chunk is the input of one worker process, JSON on its stdin.
+type chunk struct {
+	Babble []job // espeak utterances to build babble noise from
+	Jobs   []job
+}
+
+// chunkSize is the number of jobs per worker process. espeak-ng keeps
+// waveform-generator state (the pitch-flutter phase, automatic gain)
+// across utterances in a process, so each chunk runs in a fresh process:
+// the audio then depends on the fixed chunking, never on -jobs. (A
+// variable only so that tests can use small chunks.)
+var chunkSize = 200
+
 // worker holds what one worker process needs to do jobs.
 type worker struct {
 	o      *options
-	p      *plan
 	es     espeakSynth
 	rs     *audio.Resampler // espeak rate -> 16 kHz
 	babble [][]float32      // 16 kHz babble sources
 	tmp    string           // scratch directory for flite
 	out    string           // absolute output directory
+	clips  map[string]corpus.FSDDClip
 }
 
-// runWorker does jobs k, k+n, k+2n, ... of the plan and writes one JSON
-// result per job to stdout.
-func runWorker(ctx context.Context, o *options, k, n int, stdout io.Writer) error {
-	p, err := makePlan(o)
-	if err != nil {
-		return err
+// runWorker reads a chunk from stdin, does its jobs in order and writes one
+// JSON result per job to stdout.
+func runWorker(ctx context.Context, o *options, stdin io.Reader, stdout io.Writer) error {
+	var c chunk
+	if err := json.NewDecoder(stdin).Decode(&c); err != nil {
+		return fmt.Errorf("reading the chunk: %w", err)
 	}
 	es, err := newEspeak()
 	if err != nil {
@@ -65,25 +79,22 @@ func runWorker(ctx context.Context, o *options, k, n int, stdout io.Writer) erro
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	w := &worker{o: o, p: p, es: es, rs: audio.NewResampler(es.SampleRate(), rate), tmp: tmp, out: out}
-	for _, b := range p.babble {
+	w := &worker{o: o, es: es, rs: audio.NewResampler(es.SampleRate(), rate), tmp: tmp, out: out, clips: make(map[string]corpus.FSDDClip)}
+	for _, b := range c.Babble {
 		x, _, err := w.espeak(b)
 		if err != nil {
 			return fmt.Errorf("babble source: %w", err)
 		}
 		w.babble = append(w.babble, x)
 	}
-	for _, c := range p.fsddTrain {
-		w.babble = append(w.babble, c.Samples)
-	}
 	bw := bufio.NewWriter(stdout)
 	enc := json.NewEncoder(bw)
-	for i := k; i < len(p.jobs); i += n {
+	for _, j := range c.Jobs {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		res := result{ID: i}
-		utts, err := w.do(ctx, p.jobs[i])
+		res := result{ID: j.ID}
+		utts, err := w.do(ctx, j)
 		if err != nil {
 			res.Err = err.Error()
 		}
@@ -91,11 +102,21 @@ func runWorker(ctx context.Context, o *options, k, n int, stdout io.Writer) erro
 		if err := enc.Encode(&res); err != nil {
 			return err
 		}
-		if err := bw.Flush(); err != nil {
-			return err
-		}
 	}
-	return nil
+	return bw.Flush()
+}
+
+// clip reads an FSDD clip, once per worker.
+func (w *worker) clip(path string) (corpus.FSDDClip, error) {
+	if c, ok := w.clips[path]; ok {
+		return c, nil
+	}
+	c, err := corpus.ReadFSDDClip(path, rate)
+	if err != nil {
+		return c, err
+	}
+	w.clips[path] = c
+	return c, nil
 }
 
 // espeak synthesizes j's text in j's voice at 16 kHz.
@@ -131,20 +152,18 @@ func (w *worker) do(ctx context.Context, j job) ([]corpus.Utterance, error) {
 		}
 		speaker = j.Flite.String()
 	case srcFSDD:
-		clips := w.p.fsddTrain
-		if j.Set != setTrain {
-			clips = w.p.fsddTest
+		parts := make([]corpus.FSDDClip, len(j.Clips))
+		for i, path := range j.Clips {
+			if parts[i], err = w.clip(path); err != nil {
+				return nil, fmt.Errorf("job %d: %w", j.ID, err)
+			}
 		}
-		speaker = "fsdd-" + clips[j.Clips[0]].Speaker
+		speaker = "fsdd-" + parts[0].Speaker
 		if j.Single {
-			c := clips[j.Clips[0]]
+			c := parts[0]
 			x = c.Samples
 			words = []corpus.Word{{Word: j.Text, Start: roundSec(float64(c.Start) / rate), End: roundSec(float64(c.End) / rate)}}
 		} else {
-			parts := make([]corpus.FSDDClip, len(j.Clips))
-			for i, ci := range j.Clips {
-				parts[i] = clips[ci]
-			}
 			var text string
 			x, text, words = corpus.Glue(parts, glueConfig(), rand.New(rand.NewPCG(j.Seed, 1)))
 			if text != j.Text {
@@ -247,45 +266,41 @@ func build(ctx context.Context, o *options, args []string, stderr io.Writer) err
 	)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	chunks := make(chan []job)
+	go func() {
+		defer close(chunks)
+		for i := 0; i < len(p.jobs); i += chunkSize {
+			select {
+			case chunks <- p.jobs[i:min(len(p.jobs), i+chunkSize)]:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	wargs := append(append([]string(nil), args...), "-worker")
 	report := max(1, len(p.jobs)/20)
 	for k := range o.jobs {
-		wargs := append(append([]string(nil), args...), "-worker", fmt.Sprintf("%d/%d", k, o.jobs))
-		cmd := exec.CommandContext(ctx, exe, wargs...)
-		cmd.Stderr = stderr
-		pipe, err := cmd.StdoutPipe()
-		if err != nil {
-			return err
-		}
-		if err := cmd.Start(); err != nil {
-			return fmt.Errorf("starting worker %d: %w", k, err)
-		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sc := bufio.NewScanner(pipe)
-			sc.Buffer(make([]byte, 1<<20), 64<<20)
-			for sc.Scan() {
-				var r result
-				if err := json.Unmarshal(sc.Bytes(), &r); err != nil || r.ID < 0 || r.ID >= len(results) {
-					errs[k] = fmt.Errorf("worker %d: bad result line %.100q", k, sc.Text())
+			for jobs := range chunks {
+				err := runChunk(ctx, exe, wargs, chunk{Babble: p.babble, Jobs: jobs}, stderr, func(r *result) {
+					mu.Lock()
+					defer mu.Unlock()
+					results[r.ID] = r
+					done++
+					for _, u := range r.Utts {
+						secs += u.Duration
+					}
+					if done%report == 0 {
+						fmt.Fprintf(stderr, "heed-corpus: %d/%d jobs, %.2f h of audio, %s\n", done, len(p.jobs), secs/3600, time.Since(start).Round(time.Second))
+					}
+				})
+				if err != nil {
+					errs[k] = fmt.Errorf("chunk at job %d: %w", jobs[0].ID, err)
 					cancel()
-					break
+					return
 				}
-				mu.Lock()
-				results[r.ID] = &r
-				done++
-				for _, u := range r.Utts {
-					secs += u.Duration
-				}
-				if done%report == 0 {
-					fmt.Fprintf(stderr, "heed-corpus: %d/%d jobs, %.2f h of audio, %s\n", done, len(p.jobs), secs/3600, time.Since(start).Round(time.Second))
-				}
-				mu.Unlock()
-			}
-			io.Copy(io.Discard, pipe)
-			if err := cmd.Wait(); err != nil && errs[k] == nil {
-				errs[k] = fmt.Errorf("worker %d: %w", k, err)
-				cancel()
 			}
 		}()
 	}
@@ -303,7 +318,7 @@ func build(ctx context.Context, o *options, args []string, stderr io.Writer) err
 		if j.Set == setTrain {
 			trainJobs++
 		}
-		if r == nil {
+		if r == nil || r.ID != i {
 			return fmt.Errorf("job %d produced no result", i)
 		}
 		if r.Err != "" {
@@ -337,8 +352,38 @@ func build(ctx context.Context, o *options, args []string, stderr io.Writer) err
 			return err
 		}
 	}
+	if err := os.WriteFile(filepath.Join(o.out, "NOTICE.md"), []byte(notice(args)), 0o644); err != nil {
+		return err
+	}
 	summarize(stderr, sets, len(failed), time.Since(start))
 	return nil
+}
+
+// notice is the NOTICE.md written next to the manifests: how the corpus
+// was made and what it owes to whom.
+func notice(args []string) string {
+	return `# heed training corpus
+
+Built by heed-corpus (github.com/heed-asr/heed/cmd/heed-corpus) with the
+arguments: ` + "`" + strings.Join(args, " ") + "`" + `
+
+Manifests: train.jsonl, dev.jsonl, dev_noisy.jsonl, fsdd_test.jsonl,
+fsdd_test_strings.jsonl (format: package github.com/heed-asr/heed/corpus).
+
+Sources:
+
+- Synthetic speech made with espeak-ng ("source": "espeak") and flite
+  ("source": "flite") from sentences of the Debian fortunes packages,
+  words of the Debian wamerican word list, digit strings and numbers.
+- Utterances with "source": "fsdd" are derived from the Free Spoken Digit
+  Dataset (Zohar Jackson et al., https://github.com/Jakobovski/free-spoken-digit-dataset,
+  tag v1.0.9), licensed under Creative Commons Attribution-ShareAlike 4.0
+  International (CC BY-SA 4.0): resampled from 8 to 16 kHz, glued into
+  digit strings and, in training, augmented. Takes 0-4 are only in the
+  fsdd_test sets, takes 5-49 only in training. Credit the dataset in
+  anything trained on this corpus, and keep its license in mind for what
+  you distribute.
+`
 }
 
 // summarize prints hours and utterance counts per set and source.
@@ -372,4 +417,50 @@ func summarize(w io.Writer, sets map[string][]corpus.Utterance, failed int, took
 		}
 		fmt.Fprintf(w, "  [%s]\n", strings.Join(parts, ", "))
 	}
+}
+
+// runChunk runs one worker process (exe with args) on c and hands each
+// result to got.
+func runChunk(ctx context.Context, exe string, args []string, c chunk, stderr io.Writer, got func(*result)) error {
+	in, err := json.Marshal(&c)
+	if err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Stdin = bytes.NewReader(in)
+	cmd.Stderr = stderr
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting a worker: %w", err)
+	}
+	want := make(map[int]bool, len(c.Jobs))
+	for _, j := range c.Jobs {
+		want[j.ID] = true
+	}
+	sc := bufio.NewScanner(pipe)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	var bad error
+	for sc.Scan() {
+		var r result
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil || !want[r.ID] {
+			bad = fmt.Errorf("bad result line %.100q", sc.Text())
+			break
+		}
+		delete(want, r.ID)
+		got(&r)
+	}
+	io.Copy(io.Discard, pipe)
+	if err := cmd.Wait(); err != nil {
+		return fmt.Errorf("worker: %w", err)
+	}
+	if bad != nil {
+		return bad
+	}
+	if len(want) > 0 {
+		return fmt.Errorf("worker left %d jobs undone", len(want))
+	}
+	return nil
 }

@@ -43,6 +43,7 @@ JSON object per manifest and source instead of a table.`,
 			fs.IntVar(&dec.Beam, "beam", dec.Beam, "beam width (asr)")
 			fs.Float64Var(&dec.CTCWeight, "ctc-weight", dec.CTCWeight, "CTC weight in the beam (asr)")
 			fs.Float64Var(&dec.LengthBonus, "length-bonus", dec.LengthBonus, "score bonus per character (asr)")
+			fs.Float64Var(&dec.LMWeight, "lm-weight", dec.LMWeight, "weight of the model's character LM in the beam (asr; negative: the model's tuned weight, 0: off)")
 			alignCTC := fs.Float64("align-ctc-weight", 0, "weight of CTC posteriors in the alignment path (align)")
 			return func(ctx context.Context, e *env, args []string) error {
 				if len(args) < 2 || (args[0] != "asr" && args[0] != "align") {

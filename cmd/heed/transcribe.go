@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/heed-asr/heed/align"
 	"github.com/heed-asr/heed/model"
 	"github.com/heed-asr/heed/model/english"
 )
@@ -36,6 +37,7 @@ Without --model, heed uses its embedded English model.`,
 			fs.IntVar(&dec.Beam, "beam", dec.Beam, "beam width (1: greedy)")
 			fs.Float64Var(&dec.CTCWeight, "ctc-weight", dec.CTCWeight, "weight of the CTC prefix score in the beam (0: attention only)")
 			fs.Float64Var(&dec.LengthBonus, "length-bonus", dec.LengthBonus, "score bonus per output character")
+			fs.Float64Var(&dec.LMWeight, "lm-weight", dec.LMWeight, "weight of the model's character language model in the beam (negative: the model's tuned weight, 0: off)")
 			return func(ctx context.Context, e *env, args []string) error {
 				if len(args) == 0 {
 					return usagef("no AUDIO file given")
@@ -73,18 +75,10 @@ func loadModel(path string) (*model.Bundle, error) {
 
 // transcript is one file's result for output.
 type transcript struct {
-	File     string     `json:"file"`
-	Duration float64    `json:"duration"`
-	Text     string     `json:"text"`
-	Words    []wordJSON `json:"words"`
-}
-
-// wordJSON is one timed word of a transcript.
-type wordJSON struct {
-	Word       string  `json:"word"`
-	Start      float64 `json:"start"`
-	End        float64 `json:"end"`
-	Confidence float64 `json:"confidence"`
+	File     string       `json:"file"`
+	Duration float64      `json:"duration"`
+	Text     string       `json:"text"`
+	Words    []align.Word `json:"words"` // as in heed align's JSON
 }
 
 func runTranscribe(ctx context.Context, e *env, b *model.Bundle, files []string, format string, jobs int, dec model.DecodeOptions) error {
@@ -154,11 +148,11 @@ func transcribeOne(e *env, b *model.Bundle, path string, dec model.DecodeOptions
 	if err != nil {
 		return transcript{}, err
 	}
-	r := b.Recognize(c.Samples, dec)
-	return transcript{
-		File:     path,
-		Duration: float64(len(c.Samples)) / float64(c.Rate),
-		Text:     r.Text,
-		Words:    []wordJSON{},
-	}, nil
+	text, words, err := align.NewAligner(b).Transcribe(c.Samples, dec)
+	if err != nil {
+		return transcript{}, fmt.Errorf("%s: %w", path, err)
+	}
+	r := align.Result{File: path, Duration: float64(len(c.Samples)) / float64(c.Rate), Words: words}
+	r = r.Rounded()
+	return transcript{File: path, Duration: r.Duration, Text: text, Words: r.Words}, nil
 }

@@ -172,17 +172,21 @@ func BenchmarkVec(b *testing.B) {
 	for _, im := range impls {
 		b.Run("Dot/"+im.name, func(b *testing.B) {
 			var s float32
+			cpu0 := processCPU()
 			for b.Loop() {
 				s += im.dot(x, y)
 			}
-			_ = s
-			b.ReportMetric(2*n*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			reportFlops(b, 2*n, processCPU()-cpu0)
+			if s != s {
+				b.Fatal("NaN dot product")
+			}
 		})
 		b.Run("Axpy/"+im.name, func(b *testing.B) {
+			cpu0 := processCPU()
 			for b.Loop() {
 				im.axpy(y, 1e-3, x)
 			}
-			b.ReportMetric(2*n*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			reportFlops(b, 2*n, processCPU()-cpu0)
 		})
 	}
 }

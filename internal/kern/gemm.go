@@ -15,6 +15,16 @@ type impl32 struct {
 	// c[i*ldc+j] = T[i][j] (acc false) or c[i*ldc+j] += T[i][j] (acc true).
 	// kc >= 1.
 	micro func(kc int, ap, bp, c []float32, ldc int, acc bool)
+	// tr8, when not nil, sets dst[p*ldd+i] = src[i*lds+p] for i < 8 and
+	// p < kc rounded down to a multiple of 8 (a fast transposing copy for
+	// packing).
+	tr8 trFunc
+	// tr6, when not nil, sets dst[p*6+i] = src[i*lds+p] for i < 6 and
+	// p < kc rounded down to a multiple of 8 (a full 6-row A panel).
+	tr6 func(dst, src []float32, lds, kc int)
+	// cp, when not nil, does the full panels of copyPanels (see there) and
+	// reports whether it handled this panel width.
+	cp cpFunc
 	// gemvN sets c[j] (+)= dot(a[:k], b[j*ldb:j*ldb+k]) for j < n.
 	gemvN func(c, a, b []float32, k, n, ldb int, acc bool)
 	// gemvT sets c[j] (+)= Σ_{p<k} a[p*inca]·b[p*ldb+j] for j < n.
@@ -64,15 +74,12 @@ const (
 	ncBlock = 2048
 )
 
-// Below these row counts a product skips packing and runs row by row on the
+// Below smallM rows a product skips packing and runs row by row on the
 // matrix-vector kernels: the B operand is then read once per row instead of
-// being copied into panels. Measured crossover for k, n in 256..768 (AVX2):
-// NT between m = 16 and 32, NN and TN between m = 8 and 16.
-const (
-	smallNT = 24
-	smallNN = 12
-	smallTN = 12
-)
+// being copied into panels. Measured (AVX2, k and n in 256..768): rows win
+// at m = 4, packing wins from m = 8 on (m = 8: 28-31 vs 23-29 GFLOP/s;
+// m = 32: 52-64 vs 20-27 GFLOP/s).
+const smallM = 8
 
 // layout says how A and B are stored; the logical product is always
 // C (m×n) = A (m×k) · B (k×n).
@@ -122,14 +129,7 @@ func matMul32(im *impl32, l layout, c, a, b []float32, m, k, n int, acc bool) {
 		}
 		return
 	}
-	small := smallNT
-	switch l {
-	case layoutNN:
-		small = smallNN
-	case layoutTN:
-		small = smallTN
-	}
-	if m < small {
+	if m < smallM {
 		matMulRows32(im, l, c, a, b, m, k, n, acc)
 		return
 	}
@@ -161,11 +161,11 @@ func sgemm(im *impl32, l layout, c, a, b []float32, m, k, n int, acc bool) {
 			kc := min(kcStep, k-pc)
 			accBlock := acc || pc > 0
 			bp := buf.b[:roundUp(nc, nr)*kc]
-			packB(l, bp, b, k, n, pc, jc, kc, nc, nr)
+			packB(l, bp, b, k, n, pc, jc, kc, nc, nr, im.tr8, im.cp)
 			for ic := 0; ic < m; ic += mcStep {
 				mc := min(mcStep, m-ic)
 				ap := buf.a[:roundUp(mc, mr)*kc]
-				packA(l, ap, a, m, k, ic, pc, mc, kc, mr)
+				packA(l, ap, a, m, k, ic, pc, mc, kc, mr, im.tr8, im.tr6, im.cp)
 				for jr := 0; jr < nc; jr += nr {
 					cols := min(nr, nc-jr)
 					bpanel := bp[jr*kc : (jr+nr)*kc]
@@ -217,82 +217,100 @@ func roundUp(x, r int) int { return (x + r - 1) / r * r }
 
 func ceilDiv(x, d int) int { return (x + d - 1) / d }
 
+// trFunc and cpFunc are the types of the optional packing kernels
+// impl32.tr8 and impl32.cp.
+type (
+	trFunc = func(dst []float32, ldd int, src []float32, lds, kc int)
+	cpFunc = func(dst, src []float32, ld, kc, full, w int) bool
+)
+
 // packA copies the block A[ic:ic+mc, pc:pc+kc] into dst as mr-row
 // micro-panels (panel q holds rows ic+q*mr.., element (i,p) at
 // dst[q*mr*kc + p*mr + i]), zero-padding the last panel to mr rows.
-func packA(l layout, dst, a []float32, m, k, ic, pc, mc, kc, mr int) {
+func packA(l layout, dst, a []float32, m, k, ic, pc, mc, kc, mr int, tr8 trFunc, tr6 func(dst, src []float32, lds, kc int), cp cpFunc) {
+	if l == layoutTN {
+		// A[i,p] = a[p*m+i]: row p of the stored matrix holds the
+		// elements for every panel.
+		copyPanels(dst, a[pc*m+ic:], m, mc, kc, mr, cp)
+		return
+	}
 	for ir := 0; ir < mc; ir += mr {
+		// A[i,p] = a[i*k+p]: transpose rows into the panel.
 		panel := dst[ir*kc : (ir+mr)*kc]
 		rows := min(mr, mc-ir)
-		if l == layoutTN {
-			// A[i,p] = a[p*m+i]: mr contiguous elements per p.
-			src := a[pc*m+ic+ir:]
-			if rows == 6 && mr == 6 {
-				for p := 0; p < kc; p++ {
-					*(*[6]float32)(panel[p*6:]) = [6]float32(src[p*m:])
+		if tr6 != nil && mr == 6 && rows == 6 && kc >= 8 {
+			base := (ic+ir)*k + pc
+			tr6(panel, a[base:], k, kc)
+			for p := kc &^ 7; p < kc; p++ {
+				for i := 0; i < 6; i++ {
+					panel[p*6+i] = a[base+i*k+p]
 				}
-				continue
-			}
-			if rows == 4 && mr == 4 {
-				for p := 0; p < kc; p++ {
-					*(*[4]float32)(panel[p*4:]) = [4]float32(src[p*m:])
-				}
-				continue
-			}
-			for p := 0; p < kc; p++ {
-				src := a[(pc+p)*m+ic+ir : (pc+p)*m+ic+ir+rows]
-				d := panel[p*mr : p*mr+mr]
-				copy(d, src)
-				clear(d[rows:])
 			}
 			continue
 		}
-		// A[i,p] = a[i*k+p]: transpose rows into the panel.
-		base := (ic+ir)*k + pc
-		transposeInto(panel, a, base, k, rows, kc, mr)
+		transposeInto(panel, a, (ic+ir)*k+pc, k, rows, kc, mr, tr8)
 	}
 }
 
 // packB copies the block B[pc:pc+kc, jc:jc+nc] into dst as nr-column
 // micro-panels (panel q holds columns jc+q*nr.., element (p,j) at
 // dst[q*nr*kc + p*nr + j]), zero-padding the last panel to nr columns.
-func packB(l layout, dst, b []float32, k, n, pc, jc, kc, nc, nr int) {
+func packB(l layout, dst, b []float32, k, n, pc, jc, kc, nc, nr int, tr8 trFunc, cp cpFunc) {
+	if l != layoutNT {
+		// B[p,j] = b[p*n+j].
+		copyPanels(dst, b[pc*n+jc:], n, nc, kc, nr, cp)
+		return
+	}
 	for jr := 0; jr < nc; jr += nr {
-		panel := dst[jr*kc : (jr+nr)*kc]
-		cols := min(nr, nc-jr)
-		if l != layoutNT {
-			// B[p,j] = b[p*n+j]: nr contiguous elements per p.
-			src := b[pc*n+jc+jr:]
-			if cols == 16 && nr == 16 {
-				for p := 0; p < kc; p++ {
-					*(*[16]float32)(panel[p*16:]) = [16]float32(src[p*n:])
-				}
-				continue
-			}
-			if cols == 32 && nr == 32 {
-				for p := 0; p < kc; p++ {
-					*(*[32]float32)(panel[p*32:]) = [32]float32(src[p*n:])
-				}
-				continue
-			}
-			for p := 0; p < kc; p++ {
-				src := b[(pc+p)*n+jc+jr : (pc+p)*n+jc+jr+cols]
-				d := panel[p*nr : p*nr+nr]
-				copy(d, src)
-				clear(d[cols:])
-			}
-			continue
-		}
 		// B[p,j] = b[j*k+p]: transpose rows of the stored matrix.
-		base := (jc+jr)*k + pc
-		transposeInto(panel, b, base, k, cols, kc, nr)
+		transposeInto(dst[jr*kc:(jr+nr)*kc], b, (jc+jr)*k+pc, k, min(nr, nc-jr), kc, nr, tr8)
+	}
+}
+
+// copyPanels splits rows p < kc of src (row stride ld, count elements used
+// per row) into w-wide panels: element (p, j) goes to
+// dst[(j/w)*w*kc + p*w + j%w], and the last panel is zero-padded to w. Rows
+// are read in order, which keeps the source access sequential. cp, when not
+// nil, may do the full panels.
+func copyPanels(dst, src []float32, ld, count, kc, w int, cp cpFunc) {
+	full := count / w
+	rem := count - full*w
+	stride := w * kc // distance between panels in dst
+	if cp == nil || !cp(dst, src, ld, kc, full, w) {
+		for p := 0; p < kc; p++ {
+			row := src[p*ld : p*ld+full*w]
+			for q := 0; q < full; q++ {
+				copy(dst[q*stride+p*w:q*stride+p*w+w], row[q*w:q*w+w])
+			}
+		}
+	}
+	if rem > 0 {
+		last := dst[full*stride : full*stride+stride]
+		for p := 0; p < kc; p++ {
+			t := last[p*w : p*w+w]
+			copy(t, src[p*ld+full*w:p*ld+count])
+			clear(t[rem:])
+		}
 	}
 }
 
 // transposeInto writes panel[p*w+i] = src[base+i*ld+p] for i < rows, p < kc,
-// and zeroes panel[p*w+i] for rows <= i < w.
-func transposeInto(panel, src []float32, base, ld, rows, kc, w int) {
+// and zeroes panel[p*w+i] for rows <= i < w. Groups of 8 rows go through
+// tr8 when it is not nil.
+func transposeInto(panel, src []float32, base, ld, rows, kc, w int, tr8 trFunc) {
 	i := 0
+	if tr8 != nil && w%8 == 0 {
+		kc8 := kc &^ 7
+		for ; i+8 <= rows; i += 8 {
+			tr8(panel[i:], w, src[base+i*ld:], ld, kc)
+			for r := i; r < i+8; r++ {
+				s := src[base+r*ld : base+r*ld+kc]
+				for p := kc8; p < kc; p++ {
+					panel[p*w+r] = s[p]
+				}
+			}
+		}
+	}
 	for ; i+4 <= rows; i += 4 {
 		s0 := src[base+i*ld : base+i*ld+kc]
 		s1 := src[base+(i+1)*ld : base+(i+1)*ld+kc]

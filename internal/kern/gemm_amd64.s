@@ -726,3 +726,254 @@ axpytail:
 axpydone:
 	VZEROUPPER
 	RET
+
+// ---------------------------------------------------------------------------
+// Packing.
+
+// func transpose8AVX2(nb int, src *float32, lds int, dst *float32, ldd int)
+// For the 8 rows i < 8 and columns p < 8*nb: dst[p*ldd+i] = src[i*lds+p].
+// lds and ldd are in elements. Each 8×8 block is transposed in registers
+// (unpack, shuffle, lane permute) and written as 8 rows of 8.
+TEXT ·transpose8AVX2(SB), NOSPLIT, $0-40
+	MOVQ nb+0(FP), CX
+	MOVQ src+8(FP), SI
+	MOVQ lds+16(FP), R8
+	SHLQ $2, R8
+	MOVQ dst+24(FP), DI
+	MOVQ ldd+32(FP), R9
+	SHLQ $2, R9
+	TESTQ CX, CX
+	JEQ  tr8done
+	LEAQ (SI)(R8*2), R10
+	ADDQ R8, R10         // row 3
+	LEAQ (SI)(R8*4), R11 // row 4
+	LEAQ (R11)(R8*2), R12
+	ADDQ R8, R12         // row 7
+
+tr8loop:
+	VMOVUPS (SI), Y0
+	VMOVUPS (SI)(R8*1), Y1
+	VMOVUPS (SI)(R8*2), Y2
+	VMOVUPS (R10), Y3
+	VMOVUPS (R11), Y4
+	VMOVUPS (R11)(R8*1), Y5
+	VMOVUPS (R11)(R8*2), Y6
+	VMOVUPS (R12), Y7
+
+	// t = pairwise interleaves: Y8 = [a0 b0 a1 b1 | a4 b4 a5 b5], ...
+	VUNPCKLPS Y1, Y0, Y8
+	VUNPCKHPS Y1, Y0, Y9
+	VUNPCKLPS Y3, Y2, Y10
+	VUNPCKHPS Y3, Y2, Y11
+	VUNPCKLPS Y5, Y4, Y12
+	VUNPCKHPS Y5, Y4, Y13
+	VUNPCKLPS Y7, Y6, Y14
+	VUNPCKHPS Y7, Y6, Y15
+
+	// s = four-row groups: Y0 = [a0 b0 c0 d0 | a4 b4 c4 d4], ...
+	VSHUFPS $0x44, Y10, Y8, Y0
+	VSHUFPS $0xEE, Y10, Y8, Y1
+	VSHUFPS $0x44, Y11, Y9, Y2
+	VSHUFPS $0xEE, Y11, Y9, Y3
+	VSHUFPS $0x44, Y14, Y12, Y4
+	VSHUFPS $0xEE, Y14, Y12, Y5
+	VSHUFPS $0x44, Y15, Y13, Y6
+	VSHUFPS $0xEE, Y15, Y13, Y7
+
+	// Columns p = 0..7 of the block: lane halves of s0..s3 with s4..s7.
+	VPERM2F128 $0x20, Y4, Y0, Y8  // p0
+	VPERM2F128 $0x20, Y5, Y1, Y9  // p1
+	VPERM2F128 $0x20, Y6, Y2, Y10 // p2
+	VPERM2F128 $0x20, Y7, Y3, Y11 // p3
+	VPERM2F128 $0x31, Y4, Y0, Y12 // p4
+	VPERM2F128 $0x31, Y5, Y1, Y13 // p5
+	VPERM2F128 $0x31, Y6, Y2, Y14 // p6
+	VPERM2F128 $0x31, Y7, Y3, Y15 // p7
+
+	MOVQ DI, AX
+	VMOVUPS Y8, (AX)
+	VMOVUPS Y9, (AX)(R9*1)
+	VMOVUPS Y10, (AX)(R9*2)
+	LEAQ (AX)(R9*2), BX
+	VMOVUPS Y11, (BX)(R9*1)
+	LEAQ (AX)(R9*4), AX
+	VMOVUPS Y12, (AX)
+	VMOVUPS Y13, (AX)(R9*1)
+	VMOVUPS Y14, (AX)(R9*2)
+	LEAQ (AX)(R9*2), BX
+	VMOVUPS Y15, (BX)(R9*1)
+	LEAQ (AX)(R9*4), DI
+
+	ADDQ $32, SI
+	ADDQ $32, R10
+	ADDQ $32, R11
+	ADDQ $32, R12
+	DECQ CX
+	JNZ  tr8loop
+
+tr8done:
+	VZEROUPPER
+	RET
+
+// func copyPanelsAVX2(kc, full int, src *float32, ld int, dst *float32, w int)
+// For p < kc and q < full: copies the w elements src[p*ld+q*w : p*ld+q*w+w]
+// to dst[q*w*kc+p*w : q*w*kc+p*w+w]. w must be 6, 16 or 32; ld in elements.
+TEXT ·copyPanelsAVX2(SB), NOSPLIT, $0-48
+	MOVQ kc+0(FP), CX
+	MOVQ full+8(FP), R9
+	MOVQ src+16(FP), SI
+	MOVQ ld+24(FP), R8
+	SHLQ $2, R8
+	MOVQ dst+32(FP), DI
+	MOVQ w+40(FP), R10
+	MOVQ R10, R11
+	IMULQ CX, R11
+	SHLQ $2, R11 // panel stride in bytes: w*kc*4
+	TESTQ CX, CX
+	JEQ  cpdone
+	TESTQ R9, R9
+	JEQ  cpdone
+	CMPQ R10, $16
+	JEQ  cp16
+	CMPQ R10, $32
+	JEQ  cp32
+	CMPQ R10, $6
+	JEQ  cp6
+	JMP  cpdone
+
+cp16:
+	MOVQ SI, AX // source row
+	MOVQ DI, BX // destination slot
+	MOVQ R9, DX
+
+cp16q:
+	VMOVUPS (AX), Y0
+	VMOVUPS 32(AX), Y1
+	VMOVUPS Y0, (BX)
+	VMOVUPS Y1, 32(BX)
+	ADDQ $64, AX
+	ADDQ R11, BX
+	DECQ DX
+	JNZ  cp16q
+	ADDQ R8, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  cp16
+	JMP  cpdone
+
+cp32:
+	MOVQ SI, AX
+	MOVQ DI, BX
+	MOVQ R9, DX
+
+cp32q:
+	VMOVUPS (AX), Y0
+	VMOVUPS 32(AX), Y1
+	VMOVUPS 64(AX), Y2
+	VMOVUPS 96(AX), Y3
+	VMOVUPS Y0, (BX)
+	VMOVUPS Y1, 32(BX)
+	VMOVUPS Y2, 64(BX)
+	VMOVUPS Y3, 96(BX)
+	ADDQ $128, AX
+	ADDQ R11, BX
+	DECQ DX
+	JNZ  cp32q
+	ADDQ R8, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ  cp32
+	JMP  cpdone
+
+cp6:
+	MOVQ SI, AX
+	MOVQ DI, BX
+	MOVQ R9, DX
+
+cp6q:
+	VMOVUPS (AX), X0
+	MOVQ    16(AX), R12
+	VMOVUPS X0, (BX)
+	MOVQ    R12, 16(BX)
+	ADDQ $24, AX
+	ADDQ R11, BX
+	DECQ DX
+	JNZ  cp6q
+	ADDQ R8, SI
+	ADDQ $24, DI
+	DECQ CX
+	JNZ  cp6
+
+cpdone:
+	VZEROUPPER
+	RET
+
+// func transpose6AVX2(nb int, src *float32, lds int, dst *float32)
+// For the 6 rows i < 6 and columns p < 8*nb: dst[p*6+i] = src[i*lds+p]
+// (an A micro-panel of the 6-row kernel). lds is in elements. Rows 0-3 of
+// each column leave the 4×8 transpose as 16-byte pieces, rows 4-5 as
+// 8-byte pairs.
+TEXT ·transpose6AVX2(SB), NOSPLIT, $0-32
+	MOVQ nb+0(FP), CX
+	MOVQ src+8(FP), SI
+	MOVQ lds+16(FP), R8
+	SHLQ $2, R8
+	MOVQ dst+24(FP), DI
+	TESTQ CX, CX
+	JEQ  tr6done
+	LEAQ (SI)(R8*2), R10
+	ADDQ R8, R10         // row 3
+	LEAQ (SI)(R8*4), R11 // row 4
+
+tr6loop:
+	VMOVUPS (SI), Y0
+	VMOVUPS (SI)(R8*1), Y1
+	VMOVUPS (SI)(R8*2), Y2
+	VMOVUPS (R10), Y3
+	VMOVUPS (R11), Y4
+	VMOVUPS (R11)(R8*1), Y5
+
+	VUNPCKLPS Y1, Y0, Y8  // [a0 b0 a1 b1 | a4 b4 a5 b5]
+	VUNPCKHPS Y1, Y0, Y9  // [a2 b2 a3 b3 | a6 b6 a7 b7]
+	VUNPCKLPS Y3, Y2, Y10
+	VUNPCKHPS Y3, Y2, Y11
+	VUNPCKLPS Y5, Y4, Y12 // [e0 f0 e1 f1 | e4 f4 e5 f5]
+	VUNPCKHPS Y5, Y4, Y13 // [e2 f2 e3 f3 | e6 f6 e7 f7]
+	VSHUFPS $0x44, Y10, Y8, Y0 // [a0 b0 c0 d0 | a4 b4 c4 d4]
+	VSHUFPS $0xEE, Y10, Y8, Y1 // p1 | p5
+	VSHUFPS $0x44, Y11, Y9, Y2 // p2 | p6
+	VSHUFPS $0xEE, Y11, Y9, Y3 // p3 | p7
+
+	VMOVUPS X0, (DI)
+	VMOVLPS X12, 16(DI)
+	VMOVUPS X1, 24(DI)
+	VMOVHPS X12, 40(DI)
+	VMOVUPS X2, 48(DI)
+	VMOVLPS X13, 64(DI)
+	VMOVUPS X3, 72(DI)
+	VMOVHPS X13, 88(DI)
+	VEXTRACTF128 $1, Y0, X0
+	VEXTRACTF128 $1, Y1, X1
+	VEXTRACTF128 $1, Y2, X2
+	VEXTRACTF128 $1, Y3, X3
+	VEXTRACTF128 $1, Y12, X12
+	VEXTRACTF128 $1, Y13, X13
+	VMOVUPS X0, 96(DI)
+	VMOVLPS X12, 112(DI)
+	VMOVUPS X1, 120(DI)
+	VMOVHPS X12, 136(DI)
+	VMOVUPS X2, 144(DI)
+	VMOVLPS X13, 160(DI)
+	VMOVUPS X3, 168(DI)
+	VMOVHPS X13, 184(DI)
+
+	ADDQ $192, DI
+	ADDQ $32, SI
+	ADDQ $32, R10
+	ADDQ $32, R11
+	DECQ CX
+	JNZ  tr6loop
+
+tr6done:
+	VZEROUPPER
+	RET

@@ -24,6 +24,15 @@ func sgemvNAVX2(n, k int, a, b *float32, ldb int, c *float32, acc int)
 func sgemvTAVX2(n, k int, a *float32, inca int, b *float32, ldb int, c *float32, acc int)
 
 //go:noescape
+func transpose8AVX2(nb int, src *float32, lds int, dst *float32, ldd int)
+
+//go:noescape
+func copyPanelsAVX2(kc, full int, src *float32, ld int, dst *float32, w int)
+
+//go:noescape
+func transpose6AVX2(nb int, src *float32, lds int, dst *float32)
+
+//go:noescape
 func sdotAVX2(n int, a, b *float32) float32
 
 //go:noescape
@@ -77,6 +86,36 @@ func gemvTAVX2(c, a []float32, inca int, b []float32, ldb, k, n int, acc bool) {
 	sgemvTAVX2(n, k, &a[0], inca, &b[0], ldb, &c[0], b2i(acc))
 }
 
+func transpose8(dst []float32, ldd int, src []float32, lds, kc int) {
+	nb := kc / 8
+	if nb == 0 {
+		return
+	}
+	_, _ = src[7*lds+8*nb-1], dst[(8*nb-1)*ldd+7]
+	transpose8AVX2(nb, &src[0], lds, &dst[0], ldd)
+}
+
+func transpose6(dst []float32, src []float32, lds, kc int) {
+	nb := kc / 8
+	if nb == 0 {
+		return
+	}
+	_, _ = src[5*lds+8*nb-1], dst[8*nb*6-1]
+	transpose6AVX2(nb, &src[0], lds, &dst[0])
+}
+
+func copyPanelsFast(dst, src []float32, ld, kc, full, w int) bool {
+	if w != 6 && w != 16 && w != 32 {
+		return false
+	}
+	if kc == 0 || full == 0 {
+		return true
+	}
+	_, _ = src[(kc-1)*ld+full*w-1], dst[(full-1)*w*kc+kc*w-1]
+	copyPanelsAVX2(kc, full, &src[0], ld, &dst[0], w)
+	return true
+}
+
 func dotAVX2(a, b []float32) float32 {
 	if len(a) == 0 {
 		return 0
@@ -100,6 +139,9 @@ var implAVX2 = &impl32{
 	mr:    6,
 	nr:    16,
 	micro: microAVX2,
+	tr8:   transpose8,
+	tr6:   transpose6,
+	cp:    copyPanelsFast,
 	gemvN: gemvNAVX2,
 	gemvT: gemvTAVX2,
 	dot:   dotAVX2,
@@ -117,6 +159,9 @@ var implAVX512 = &impl32{
 	mr:    6,
 	nr:    32,
 	micro: microAVX512,
+	tr8:   transpose8,
+	tr6:   transpose6,
+	cp:    copyPanelsFast,
 	gemvN: gemvNAVX2,
 	gemvT: gemvTAVX2,
 	dot:   dotAVX2,

@@ -34,8 +34,9 @@
 // its number of elements (the product of shape; 1 for shape []). Tensors
 // tile the payload exactly: the first starts at 0, each starts where the
 // previous one ends, and the last ends at P. dtype is "f32" (4 bytes per
-// element, IEEE 754 binary32) or "f16" (2 bytes, IEEE 754 binary16); one
-// file uses one dtype for all tensors.
+// element, IEEE 754 binary32) or "f16" (2 bytes, IEEE 754 binary16), per
+// tensor: an F16 file keeps tensors marked Tensor.Exact (such as n-gram
+// keys) in f32.
 //
 // # Precision
 //
@@ -162,13 +163,16 @@ type Tensor struct {
 	Name  string
 	Shape []int     // dimensions, outermost first; [] is a scalar
 	Data  []float32 // len = product of Shape
+	// Exact stores the tensor as f32 even in an F16 file, for values that
+	// must survive bit for bit (such as packed n-gram keys).
+	Exact bool
 }
 
 // File is a loaded model file.
 type File struct {
 	Version int             // format version of the file
 	Header  json.RawMessage // the caller's header value as written
-	DType   DType           // storage type the tensors were read from
+	DType   DType           // F16 if any tensor was stored as f16, else F32
 	Tensors []Tensor        // in file order; Data slices share one allocation
 }
 
@@ -239,7 +243,7 @@ func elemCount(shape []int, limit int64) (int64, error) {
 }
 
 // Write encodes header and tensors in the format described in the package
-// doc, storing every tensor as dtype. header is marshalled with
+// doc, storing every tensor as dtype (F32 for tensors marked Exact). header is marshalled with
 // encoding/json (a json.RawMessage is stored as is; nil becomes null).
 // Tensors must have unique, non-empty names and len(Data) equal to the
 // product of Shape; otherwise Write returns an error before writing anything.
@@ -277,8 +281,9 @@ func Write(w io.Writer, header any, tensors []Tensor, dtype DType) error {
 	// Encode in chunks; bufio.Writer remembers the first write error.
 	chunk := make([]byte, 0, 1<<15)
 	for _, t := range tensors {
+		f16 := dtype == F16 && !t.Exact
 		for _, v := range t.Data {
-			if dtype == F16 {
+			if f16 {
 				chunk = binary.LittleEndian.AppendUint16(chunk, F32ToF16(v))
 			} else {
 				chunk = binary.LittleEndian.AppendUint32(chunk, math.Float32bits(v))
@@ -323,10 +328,14 @@ func buildHeader(meta []byte, tensors []Tensor, dtype DType) (*header, error) {
 		if shape == nil {
 			shape = []int{}
 		}
+		dt := dtype
+		if t.Exact {
+			dt = F32
+		}
 		h.Tensors = append(h.Tensors, tensorEntry{
-			Name: t.Name, Shape: shape, DType: dtype.String(), Offset: off, Count: n,
+			Name: t.Name, Shape: shape, DType: dt.String(), Offset: off, Count: n,
 		})
-		off += n * int64(dtype.size())
+		off += n * int64(dt.size())
 	}
 	h.PayloadBytes = off
 	return h, nil
@@ -466,25 +475,27 @@ func checksumOK(b []byte) bool {
 // against len(payload).
 func decodeTensors(h *header, payload []byte) (*File, error) {
 	f := &File{Version: Version, Header: h.Meta, Tensors: make([]Tensor, len(h.Tensors))}
-	if len(h.Tensors) > 0 {
-		dt, ok := parseDType(h.Tensors[0].DType)
+	sizes := make([]int64, len(h.Tensors))
+	for i, e := range h.Tensors {
+		dt, ok := parseDType(e.DType)
 		if !ok {
-			return nil, formatErr(ErrHeader, "tensor %q: unknown dtype %q", h.Tensors[0].Name, h.Tensors[0].DType)
+			return nil, formatErr(ErrHeader, "tensor %q: unknown dtype %q", e.Name, e.DType)
 		}
-		f.DType = dt
+		if dt == F16 {
+			f.DType = F16
+		}
+		sizes[i] = int64(dt.size())
 	}
-	esize := int64(f.DType.size())
 	plen := int64(len(payload))
 	seen := make(map[string]bool, len(h.Tensors))
 	var off, total int64
 	for i, e := range h.Tensors {
+		esize := sizes[i]
 		switch {
 		case e.Name == "":
 			return nil, formatErr(ErrHeader, "tensor %d has an empty name", i)
 		case seen[e.Name]:
 			return nil, formatErr(ErrHeader, "duplicate tensor %q", e.Name)
-		case e.DType != f.DType.String():
-			return nil, formatErr(ErrHeader, "tensor %q: dtype %q in a %v file", e.Name, e.DType, f.DType)
 		case e.Offset != off:
 			return nil, formatErr(ErrHeader, "tensor %q: offset %d, expected %d", e.Name, e.Offset, off)
 		case e.Count < 0 || e.Count > (plen-off)/esize:
@@ -506,23 +517,25 @@ func decodeTensors(h *header, payload []byte) (*File, error) {
 	}
 
 	data := make([]float32, total)
-	if esize == 2 {
-		for i := range data {
-			data[i] = F16ToF32(binary.LittleEndian.Uint16(payload[2*i:]))
-		}
-	} else {
-		for i := range data {
-			data[i] = math.Float32frombits(binary.LittleEndian.Uint32(payload[4*i:]))
-		}
-	}
-	var at int64
+	var at, pos int64
 	for i, e := range h.Tensors {
+		d := data[at : at+e.Count : at+e.Count]
+		if sizes[i] == 2 {
+			for j := range d {
+				d[j] = F16ToF32(binary.LittleEndian.Uint16(payload[pos+2*int64(j):]))
+			}
+		} else {
+			for j := range d {
+				d[j] = math.Float32frombits(binary.LittleEndian.Uint32(payload[pos+4*int64(j):]))
+			}
+		}
 		shape := e.Shape
 		if shape == nil {
 			shape = []int{}
 		}
-		f.Tensors[i] = Tensor{Name: e.Name, Shape: shape, Data: data[at : at+e.Count : at+e.Count]}
+		f.Tensors[i] = Tensor{Name: e.Name, Shape: shape, Data: d, Exact: sizes[i] == 4 && f.DType == F16}
 		at += e.Count
+		pos += e.Count * sizes[i]
 	}
 	return f, nil
 }

@@ -119,6 +119,41 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// TestExactInF16File checks that a tensor marked Exact keeps its float32
+// bits in an F16 file while the others are rounded to half precision.
+func TestExactInF16File(t *testing.T) {
+	exact := []float32{16777215, 1.0000001, -3.3e-9}
+	rounded := []float32{1.0000001, 3.14159}
+	var buf bytes.Buffer
+	err := Write(&buf, nil, []Tensor{
+		{Name: "keys", Shape: []int{3}, Data: exact, Exact: true},
+		{Name: "w", Shape: []int{2}, Data: rounded},
+	}, F16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := ReadBytes(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.DType != F16 {
+		t.Errorf("DType = %v, want f16", f.DType)
+	}
+	for i, v := range f.Tensors[0].Data {
+		if v != exact[i] {
+			t.Errorf("exact[%d] = %v, want %v", i, v, exact[i])
+		}
+	}
+	if !f.Tensors[0].Exact || f.Tensors[1].Exact {
+		t.Errorf("Exact flags = %v, %v; want true, false", f.Tensors[0].Exact, f.Tensors[1].Exact)
+	}
+	for i, v := range f.Tensors[1].Data {
+		if v != F16ToF32(F32ToF16(rounded[i])) {
+			t.Errorf("w[%d] = %v, want the half-precision %v", i, v, F16ToF32(F32ToF16(rounded[i])))
+		}
+	}
+}
+
 func TestF16FileSize(t *testing.T) {
 	ts := sampleTensors()
 	b32, b16 := encode(t, nil, ts, F32), encode(t, nil, ts, F16)
@@ -264,7 +299,7 @@ func TestReadErrors(t *testing.T) {
 		{"count vs shape", buildRaw(1, `{"payload_bytes":8,"tensors":[{"name":"a","shape":[3],"dtype":"f32","offset":0,"count":2}]}`, make([]byte, 8)), ErrShape},
 		{"negative dim", buildRaw(1, `{"payload_bytes":8,"tensors":[{"name":"a","shape":[-2,-1],"dtype":"f32","offset":0,"count":2}]}`, make([]byte, 8)), ErrShape},
 		{"bad dtype", buildRaw(1, `{"payload_bytes":8,"tensors":[{"name":"a","shape":[2],"dtype":"f64","offset":0,"count":2}]}`, make([]byte, 8)), ErrHeader},
-		{"mixed dtype", buildRaw(1, `{"payload_bytes":10,"tensors":[{"name":"a","shape":[2],"dtype":"f32","offset":0,"count":2},{"name":"b","shape":[1],"dtype":"f16","offset":8,"count":1}]}`, make([]byte, 10)), ErrHeader},
+		{"mixed dtype overrun", buildRaw(1, `{"payload_bytes":10,"tensors":[{"name":"a","shape":[2],"dtype":"f32","offset":0,"count":2},{"name":"b","shape":[2],"dtype":"f16","offset":8,"count":2}]}`, make([]byte, 10)), ErrHeader},
 		{"gap", buildRaw(1, `{"payload_bytes":12,"tensors":[{"name":"a","shape":[2],"dtype":"f32","offset":4,"count":2}]}`, make([]byte, 12)), ErrHeader},
 		{"uncovered payload", buildRaw(1, `{"payload_bytes":12,"tensors":[{"name":"a","shape":[2],"dtype":"f32","offset":0,"count":2}]}`, make([]byte, 12)), ErrHeader},
 		{"duplicate name", buildRaw(1, `{"payload_bytes":8,"tensors":[{"name":"a","shape":[1],"dtype":"f32","offset":0,"count":1},{"name":"a","shape":[1],"dtype":"f32","offset":4,"count":1}]}`, make([]byte, 8)), ErrHeader},
