@@ -144,7 +144,7 @@ func (a *Aligner) alignEncoded(feats []float32, frames int, enc *model.Encoded, 
 	}
 	det := &Detail{Feats: feats, Frames: frames, Att: att, L: L, T: T}
 	det.Spans = MonotonicPath(att, L, T, opts.Path)
-	return shift(words, a.Offset), det, nil
+	return shift(words, a.Offset, seconds), det, nil
 }
 
 // Transcribe recognises samples (16 kHz mono) piece by piece, split at
@@ -182,14 +182,15 @@ func (a *Aligner) Transcribe(samples []float32, dec model.DecodeOptions) (string
 	return strings.Join(texts, " "), Stitch(offsets, parts), nil
 }
 
-// shift adds d seconds to every time of words, clamped at 0.
-func shift(words []Word, d float64) []Word {
+// shift adds d seconds to every time of words, clamped to [0, end].
+func shift(words []Word, d, end float64) []Word {
+	at := func(t float64) float64 { return math.Min(end, math.Max(0, t+d)) }
 	for i := range words {
 		w := &words[i]
-		w.Start, w.End = math.Max(0, w.Start+d), math.Max(0, w.End+d)
+		w.Start, w.End = at(w.Start), at(w.End)
 		for j := range w.Chars {
 			c := &w.Chars[j]
-			c.Start, c.End = math.Max(0, c.Start+d), math.Max(0, c.End+d)
+			c.Start, c.End = at(c.Start), at(c.End)
 		}
 	}
 	return words

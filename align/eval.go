@@ -22,9 +22,13 @@ func BoundaryErrors(gold, hyp []Word) []float64 {
 // 90th percentile in seconds, and the fractions (0..1) within 20, 50 and
 // 100 ms.
 type BoundaryStats struct {
-	N                             int
-	Mean, Median, P90             float64
-	Within20, Within50, Within100 float64
+	N         int     `json:"n"`
+	Mean      float64 `json:"mean"`
+	Median    float64 `json:"median"`
+	P90       float64 `json:"p90"`
+	Within20  float64 `json:"within_20ms"`
+	Within50  float64 `json:"within_50ms"`
+	Within100 float64 `json:"within_100ms"`
 }
 
 // Summarize computes BoundaryStats of errs (seconds). Percentiles

@@ -217,8 +217,10 @@ func textGridString(s string) string {
 // WriteTextGrid writes r as a Praat long-format TextGrid with two interval
 // tiers, "words" and "chars", each covering 0..xmax contiguously (xmax is
 // the duration or the last end, whichever is later); gaps are empty
-// intervals. Words and characters with zero duration are left out, because
-// Praat intervals must be longer than zero. It fails when xmax is zero.
+// intervals. Praat intervals must be longer than zero: a word with zero
+// duration is joined to the label of the previous word (or the next, at the
+// start), so every token still appears; characters with zero duration are
+// left out. It fails when xmax is zero.
 func WriteTextGrid(w io.Writer, r *Result) error {
 	if err := r.Validate(); err != nil {
 		return err
@@ -228,11 +230,30 @@ func WriteTextGrid(w io.Writer, r *Result) error {
 		return errors.New("align: textgrid: result has zero duration")
 	}
 	var words, chars []interval
+	pending := "" // labels of zero-length words before the first interval
 	for _, wd := range r.Words {
-		words = append(words, interval{wd.Start, wd.End, wd.Word})
+		switch {
+		case math.Round(wd.End*1e6) > math.Round(wd.Start*1e6):
+			label := wd.Word
+			if pending != "" {
+				label, pending = pending+" "+label, ""
+			}
+			words = append(words, interval{wd.Start, wd.End, label})
+		case len(words) > 0:
+			// Praat intervals cannot be empty: a word without duration
+			// joins the label of the previous one, so no token is lost.
+			words[len(words)-1].label += " " + wd.Word
+		case pending == "":
+			pending = wd.Word
+		default:
+			pending += " " + wd.Word
+		}
 		for _, c := range wd.Chars {
 			chars = append(chars, interval{c.Start, c.End, c.Char})
 		}
+	}
+	if pending != "" { // no word has a duration
+		words = []interval{{0, xmax, pending}}
 	}
 	tiers := []struct {
 		name      string

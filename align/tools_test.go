@@ -62,11 +62,14 @@ func TestToolPraat(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := run(t, praat, "--run", script, path)
-	// Expected word labels: all non-empty words with positive duration.
+	// Expected word labels: every word in order; a word without duration
+	// shares the label of the word before it.
 	var want []string
 	for _, w := range r.Words {
-		if w.End > w.Start {
+		if w.End > w.Start || len(want) == 0 {
 			want = append(want, w.Word)
+		} else {
+			want[len(want)-1] += " " + w.Word
 		}
 	}
 	var got []string

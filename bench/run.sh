@@ -7,7 +7,7 @@
 #   OUTDIR   raw results (Go bench output, PyTorch JSON); default: a new
 #            directory under /tmp. The table is also written to OUTDIR/table.txt.
 # Environment:
-#   ROUNDS=2            interleaved rounds (Go, then PyTorch, per round)
+#   ROUNDS=3            rounds; each runs every variant once, Go just before it
 #   PY=/usr/bin/python3 a python3 with torch (Debian python3-torch)
 #   OPENBLAS_DIR=/usr/lib/x86_64-linux-gnu/openblas-openmp
 #                       Debian libopenblas0-openmp; put first on
@@ -34,8 +34,12 @@
 # tests or CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [[ ! -x /usr/bin/time ]]; then
+	echo "run.sh: needs GNU time (/usr/bin/time; apt-get install time)" >&2
+	exit 1
+fi
 
-ROUNDS=${ROUNDS:-2}
+ROUNDS=${ROUNDS:-3}
 PY=${PY:-/usr/bin/python3}
 OPENBLAS_DIR=${OPENBLAS_DIR:-/usr/lib/x86_64-linux-gnu/openblas-openmp}
 OUT=${1:-$(mktemp -d /tmp/heed-bench.XXXXXX)}
@@ -76,31 +80,60 @@ tags=(C)
 if ((have_openblas)); then tags=(A B C); fi
 
 echo "== building the Go benchmark binaries" >&2
-go test -c -o "$OUT/model.test" ./model/
-go test -c -o "$OUT/kern.test" ./internal/kern/
-gobench() { # gobench GOMAXPROCS ARGS...: the model benchmarks, run in model/
-	(cd model && GOMAXPROCS=$1 "$OUT/model.test" -test.run '^$' "${@:2}")
+BIN=$(mktemp -d /tmp/heed-bench-bin.XXXXXX)
+trap 'rm -rf "$BIN"' EXIT
+go test -c -o "$BIN/model.test" ./model/
+go test -c -o "$BIN/kern.test" ./internal/kern/
+# gobench FILE GOMAXPROCS NAME NSMALL NBIG: appends to FILE the output of
+#   GOMAXPROCS=.. go test -run '^$' -bench '^BenchmarkNAME$' -benchtime NBIGx -count 3 ./model/
+# (run from the prebuilt binary in model/) and a line "BenchmarkNAME 0 X
+# cpu-ms/op": the process CPU time (user+sys, all threads) per iteration,
+# from the difference with an NSMALL run so that the setup cancels. Wall
+# time on a shared machine includes time spent descheduled; CPU time does not.
+gobench() {
+	local file=$1 procs=$2 name=$3 n1=$4 n2=$5 c1 c2
+	(cd model && GOMAXPROCS=$procs /usr/bin/time -f '%U %S' -o "$BIN/cpu1" "$BIN/model.test" \
+		-test.run '^$' -test.bench "^Benchmark$name\$" -test.benchtime "${n1}x" -test.count 3 >/dev/null)
+	(cd model && GOMAXPROCS=$procs /usr/bin/time -f '%U %S' -o "$BIN/cpu2" "$BIN/model.test" \
+		-test.run '^$' -test.bench "^Benchmark$name\$" -test.benchtime "${n2}x" -test.count 3 >>"$file")
+	c1=$(awk '{print $1 + $2}' "$BIN/cpu1")
+	c2=$(awk '{print $1 + $2}' "$BIN/cpu2")
+	awk -v n="$name" -v c1="$c1" -v c2="$c2" -v k=$((3 * (n2 - n1))) \
+		'BEGIN { printf "Benchmark%s 0 %.6g cpu-ms/op\n", n, (c2 - c1) * 1000 / k }' >>"$file"
+}
+
+# Each PyTorch process runs right after a Go run of the same benchmarks, and
+# the ratios are taken within that pair, so that load changes between pairs
+# cancel; the table reports the median pair ratio and its range.
+go_infer() { # go_infer FILE: BenchmarkEncode and BenchmarkDecodeStep, GOMAXPROCS=1
+	: >"$1"
+	gobench "$1" 1 Encode 2 10
+	gobench "$1" 1 DecodeStep 400 2000
+}
+go_train() { # go_train FILE: BenchmarkTrainStep, GOMAXPROCS=2
+	: >"$1"
+	gobench "$1" 2 TrainStep 1 3
 }
 
 start=$(date +%s)
 uptime >"$OUT/load.txt"
 for r in $(seq 1 "$ROUNDS"); do
 	echo "== round $r/$ROUNDS: inference (1 thread)" >&2
-	# = GOMAXPROCS=1 go test -run '^$' -bench ... -benchtime ... -count 3 ./model/
-	gobench 1 -test.bench '^BenchmarkEncode$' -test.benchtime 10x -test.count 3 >"$OUT/go_r${r}_encode.txt"
-	gobench 1 -test.bench '^BenchmarkDecodeStep$' -test.benchtime 1000x -test.count 3 >"$OUT/go_r${r}_decode.txt"
 	parts=encode,decode
 	if ((r == 1)); then parts=encode,decode,gemm; fi
 	for t in "${tags[@]}"; do
+		go_infer "$OUT/go_${t}_r${r}_infer.txt"
 		torch_run "$t" "r${r}_infer" 1 --parts "$parts" --reps 5 --warmup 2
 	done
 
 	echo "== round $r/$ROUNDS: training (2 threads)" >&2
-	gobench 2 -test.bench '^BenchmarkTrainStep$' -test.benchtime 3x -test.count 3 >"$OUT/go_r${r}_train.txt"
 	if ((have_openblas)); then
+		go_train "$OUT/go_A_r${r}_train.txt"
 		torch_run A "r${r}_train" 2 --parts train --reps 3 --warmup 1
-		torch_run B "r${r}_train" 2 --parts train --reps 2 --warmup 1
+		go_train "$OUT/go_B_r${r}_train.txt"
+		torch_run B "r${r}_train" 2 --parts train --reps 1 --warmup 1
 	else
+		go_train "$OUT/go_C_r${r}_train.txt"
 		torch_run C "r${r}_train" 2 --parts train --reps 2 --warmup 1
 	fi
 	uptime >>"$OUT/load.txt"
@@ -108,7 +141,7 @@ done
 
 echo "== internal/kern matmul benchmarks (1 thread)" >&2
 # = GOMAXPROCS=1 go test -run '^$' -bench MatMul -benchtime=100ms ./internal/kern/
-(cd internal/kern && GOMAXPROCS=1 "$OUT/kern.test" -test.run '^$' -test.bench MatMul \
+(cd internal/kern && GOMAXPROCS=1 "$BIN/kern.test" -test.run '^$' -test.bench MatMul \
 	-test.benchtime=100ms >"$OUT/kern.txt")
 uptime >>"$OUT/load.txt"
 

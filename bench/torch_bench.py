@@ -435,52 +435,88 @@ def load_go(d, prefix):
 
 
 def summarize(d):
-    """Prints the side-by-side tables from run.sh's result directory d."""
-    rows = [("encode", "Encode", "ms/audio-s", False, "encoder, 10 s audio, 1 thread"),
-            ("decode", "DecodeStep", "ms/char", False, "decoder step, 1 thread"),
-            ("train", "TrainStep", "audio-s/s", True, "train step, 4x3 s, 2 threads")]
-    go = load_go(d, "go_")
-    variants = []  # (label, {part: [values]}, gemm results)
+    """Prints the side-by-side tables from run.sh's result directory d.
+
+    Files come in pairs, go_TAG_NAME.txt run just before torch_TAG_NAME.json;
+    ratios are computed within each pair (median of Go's -count runs against
+    the PyTorch median), and the tables show the median pair ratio and the
+    range over pairs, over wall time and over process CPU time."""
+    sec_enc = ENC_FRAMES / 100
+    sec_train = TRAIN_UTTS * TRAIN_FRAMES / 100
+    # part, Go benchmark, wall unit, CPU unit (PyTorch JSON), higher is
+    # better, Go cpu-ms/op -> CPU unit, description.
+    rows = [("encode", "Encode", "ms/audio-s", "cpu-ms/audio-s", False, lambda x: x / sec_enc,
+             "encoder, 10 s audio, 1 thread"),
+            ("decode", "DecodeStep", "ms/char", "cpu-ms/char", False, lambda x: x,
+             "decoder step, 1 thread"),
+            ("train", "TrainStep", "audio-s/s", "cpu-audio-s/s", True, lambda x: sec_train / (x / 1e3),
+             "train step, 4x3 s, 2 threads")]
+    variants = []  # label, {(part, clock): [torch]}, {(part, clock): [go]}, {(part, clock): [ratios]}, gemm
     with open(os.path.join(d, "variants.txt")) as f:
         for line in f:
             tag, label = line.rstrip("\n").split(" ", 1)
-            vals, gemm = {}, {}
+            tv, gv, ratios, gemm = {}, {}, {}, {}
+            cores, errs = set(), []
             for fn in sorted(os.listdir(d)):
-                if fn.startswith("torch_%s_" % tag) and fn.endswith(".json"):
-                    with open(os.path.join(d, fn)) as jf:
-                        j = json.load(jf)
-                    for part, _, unit, _, _ in rows:
-                        if part in j:
-                            vals.setdefault(part, []).append(j[part][unit])
-                    gemm.update(j.get("gemm", {}))
-            variants.append((label, vals, gemm))
-    print("Medians over rounds; ratio = Go speed / PyTorch speed (> 1: Go is faster).")
-    for i, (label, _, _) in enumerate(variants):
-        print("  PyTorch[%d] = %s" % (i, label))
-    hdr = "%-30s %-10s %8s" % ("benchmark", "unit", "Go")
-    for i in range(len(variants)):
-        hdr += " %11s %6s" % ("PyTorch[%d]" % i, "ratio")
-    print(hdr)
-    for part, gb, unit, higher, desc in rows:
-        gv = go.get(gb, {}).get(unit)
-        if not gv:
-            continue
-        g = statistics.median(gv)
-        line = "%-30s %-10s %8.4g" % (desc, unit, g)
-        for _, vals, _ in variants:
-            if part not in vals:
-                line += " %11s %6s" % ("-", "-")
-                continue
-            t = statistics.median(vals[part])
-            ratio = g / t if higher else t / g
-            line += " %11.4g %6.2f" % (t, ratio)
-        print(line)
-    print("samples (all rounds):")
-    print("  Go: " + "; ".join("%s %s" % (b, " ".join("%.4g" % x for x in go[b].get(u, [])))
-                               for _, b, u, _, _ in rows if b in go))
-    for i, (_, vals, _) in enumerate(variants):
+                if not (fn.startswith("torch_%s_" % tag) and fn.endswith(".json")):
+                    continue
+                with open(os.path.join(d, fn)) as jf:
+                    j = json.load(jf)
+                gemm.update(j.get("gemm", {}))
+                pools = j["info"].get("threadpools")
+                if isinstance(pools, list):
+                    cores.update("%s %s" % (p["internal_api"], p["architecture"])
+                                 for p in pools if p.get("architecture"))
+                errs += [r["rel_err"] for r in j["check"]["products"]]
+                gofn = os.path.join(d, "go_" + fn[len("torch_"):-len(".json")] + ".txt")
+                go = parse_go(gofn) if os.path.exists(gofn) else {}
+                for part, gb, unit, cunit, higher, conv, _ in rows:
+                    if part not in j:
+                        continue
+                    gw = go.get(gb, {}).get(unit)
+                    gc = go.get(gb, {}).get("cpu-ms/op")
+                    pairs = [("wall", j[part][unit], statistics.median(gw) if gw else None),
+                             ("cpu", j[part][cunit], conv(gc[0]) if gc and gc[0] > 0 else None)]
+                    for clock, t, g in pairs:
+                        tv.setdefault((part, clock), []).append(t)
+                        if g is not None:
+                            gv.setdefault((part, clock), []).append(g)
+                            ratios.setdefault((part, clock), []).append(g / t if higher else t / g)
+            label += "\n      reported core: %s; float32 matmul vs float64 reference: max rel. err %.2g" % (
+                ", ".join(sorted(cores)) or "none (no OpenBLAS loaded)", max(errs) if errs else float("nan"))
+            variants.append((label, tv, gv, ratios, gemm))
+
+    print("ratio = Go speed / PyTorch speed (> 1: Go is faster): median over the Go/PyTorch")
+    print("pairs run back to back [min-max]. Go, PyTorch: medians of the paired samples.")
+    for i, v in enumerate(variants):
+        print("  PyTorch[%d] = %s" % (i, v[0]))
+    for clock, title in (("wall", "wall time (what a user waits for)"),
+                         ("cpu", "process CPU time, all threads (excludes time descheduled)")):
+        print()
+        print("-- " + title)
+        hdr = "%-30s %-14s" % ("benchmark", "unit")
+        for i in range(len(variants)):
+            hdr += " %8s %10s %-17s" % ("Go", "PyTorch[%d]" % i, "ratio")
+        print(hdr)
+        for part, _, unit, cunit, _, _, desc in rows:
+            line = "%-30s %-14s" % (desc, unit if clock == "wall" else cunit)
+            for _, tv, gv, ratios, _ in variants:
+                key = (part, clock)
+                if key not in tv or key not in ratios:
+                    line += " %8s %10s %-17s" % ("-", "-", "")
+                    continue
+                rs = ratios[key]
+                line += " %8.4g %10.4g %-17s" % (statistics.median(gv[key]), statistics.median(tv[key]),
+                                                 "%.2f [%.2f-%.2f]" % (statistics.median(rs), min(rs), max(rs)))
+            print(line.rstrip())
+    print()
+    print("all samples (wall):")
+    go_all = load_go(d, "go_")
+    print("  Go: " + "; ".join("%s %s" % (b, " ".join("%.4g" % x for x in go_all[b].get(u, [])))
+                               for _, b, u, _, _, _, _ in rows if b in go_all))
+    for i, (_, tv, _, _, _) in enumerate(variants):
         print("  PyTorch[%d]: " % i + "; ".join(
-            "%s %s" % (p, " ".join("%.4g" % x for x in v)) for p, v in vals.items()))
+            "%s %s" % (k[0], " ".join("%.4g" % x for x in v)) for k, v in tv.items() if k[1] == "wall"))
 
     kern = load_go(d, "kern")
     if not kern:
@@ -506,7 +542,7 @@ def summarize(d):
             r = kern.get(n + "/" + im, {})
             w, c = r.get("GFLOP/s"), r.get("cpuGFLOP/s")
             line += cell(statistics.median(w) if w else None, statistics.median(c) if c else 0)
-        for _, _, gemm in variants:
+        for *_, gemm in variants:
             r = gemm.get(n)
             line += cell(r["GFLOP/s"], r["cpuGFLOP/s"]) if r else cell(None, None)
         print(line)

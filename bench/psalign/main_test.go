@@ -269,6 +269,7 @@ func TestEvaluateFake(t *testing.T) {
 	dir, manifest := fakeCorpus(t)
 	for _, tc := range []struct {
 		name      string
+		beam      float64
 		retryBeam float64
 		jobs      int
 		// per source: all, a, b
@@ -282,13 +283,18 @@ func TestEvaluateFake(t *testing.T) {
 			mean: []float64{(0.12 + 0.2/3*4 + 0.04) / 16, (0.12 + 0.2/3*4) / 12, 0.01},
 		},
 		{
+			name: "wide first beam", beam: 1e-300, jobs: 2,
+			utts: []int{4, 3, 1}, failed: []int{3, 0, 3}, retried: []int{0, 0, 0},
+			mean: []float64{(0.12 + 0.2/3*4 + 0.04) / 16, (0.12 + 0.2/3*4) / 12, 0.01},
+		},
+		{
 			name: "no retry", retryBeam: 0, jobs: 1,
 			utts: []int{3, 3, 0}, failed: []int{4, 0, 4}, retried: []int{0, 0, 0},
 			mean: []float64{(0.12 + 0.2/3*4) / 12, (0.12 + 0.2/3*4) / 12, math.NaN()},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := config{bin: os.Args[0], hmm: dir, dict: filepath.Join(dir, "fake.dict"), retryBeam: tc.retryBeam, timeout: 10 * time.Second}
+			c := config{bin: os.Args[0], hmm: dir, dict: filepath.Join(dir, "fake.dict"), beam: tc.beam, retryBeam: tc.retryBeam, timeout: 10 * time.Second}
 			p, cleanup, err := newPeer(c)
 			if err != nil {
 				t.Fatal(err)
@@ -379,7 +385,7 @@ func TestRealPocketsphinx(t *testing.T) {
 	if _, err := exec.LookPath("pocketsphinx_continuous"); err != nil {
 		t.Skip("pocketsphinx_continuous not installed (apt-get install pocketsphinx pocketsphinx-en-us)")
 	}
-	c := config{bin: "pocketsphinx_continuous", hmm: defaultModel, dict: defaultDict, retryBeam: 1e-300, timeout: 30 * time.Second}
+	c := config{bin: "pocketsphinx_continuous", hmm: defaultModel, dict: defaultDict, beam: 1e-300, timeout: 30 * time.Second}
 	p, cleanup, err := newPeer(c)
 	if err != nil {
 		t.Fatal(err)

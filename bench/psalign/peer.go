@@ -39,8 +39,11 @@ type peer struct {
 	hmm  string          // acoustic model directory (-hmm)
 	dict string          // pronunciation dictionary (-dict)
 	lex  map[string]bool // words of dict, lowercase, without "(n)" variants
+	// beam, when > 0, replaces the default beams (-beam, -pbeam, -wbeam)
+	// of the first try.
+	beam float64
 	// retryBeam, when > 0, is the beam (-beam, -pbeam, -wbeam) of a second
-	// try for an utterance the default beams could not align.
+	// try for an utterance the first try could not align.
 	retryBeam float64
 	timeout   time.Duration // per pocketsphinx run; 0 means none
 	tmp       string        // directory for per-utterance grammar and audio files
@@ -209,7 +212,7 @@ func (p *peer) align(ctx context.Context, name string, samples []float32, words 
 	defer os.Remove(raw)
 
 	r.ran = true
-	beams := []float64{0}
+	beams := []float64{p.beam}
 	if p.retryBeam > 0 {
 		beams = append(beams, p.retryBeam)
 	}

@@ -188,12 +188,12 @@ func TestFeatures(t *testing.T) {
 				t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 			}
 			rows := parseFeatures(t, r.stdout, "\t")
-			clip, err := audio.Load16k(path)
+			c16, err := audio.Load16k(path)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := wantFrames(len(clip.Samples)); len(rows) != want {
-				t.Errorf("%d frames for %d samples at 16 kHz, want %d", len(rows), len(clip.Samples), want)
+			if want := wantFrames(len(c16.Samples)); len(rows) != want {
+				t.Errorf("%d frames for %d samples at 16 kHz, want %d", len(rows), len(c16.Samples), want)
 			}
 			if !strings.Contains(r.stdout, fmt.Sprintf("# heed features: %s: %d frames x 80 log-mel bins", path, len(rows))) {
 				t.Errorf("header comment does not name the file and frame count:\n%.200s", r.stdout)

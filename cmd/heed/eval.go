@@ -156,7 +156,7 @@ func evalASR(ctx context.Context, b *model.Bundle, path string, utts []corpus.Ut
 	}
 	bySrc := map[string]*counts{"all": {}}
 	for i, u := range utts {
-		for _, k := range []string{"all", u.Source} {
+		for _, k := range sourceKeys(u.Source) {
 			if bySrc[k] == nil {
 				bySrc[k] = &counts{}
 			}
@@ -213,7 +213,7 @@ func evalAlign(ctx context.Context, b *model.Bundle, path string, utts []corpus.
 		if errs[i] == nil {
 			continue
 		}
-		for _, k := range []string{"all", u.Source} {
+		for _, k := range sourceKeys(u.Source) {
 			bySrc[k] = append(bySrc[k], errs[i]...)
 			nBy[k]++
 		}
@@ -227,6 +227,15 @@ func evalAlign(ctx context.Context, b *model.Bundle, path string, utts []corpus.
 		rows = append(rows, evalRow{Manifest: path, Source: src, Utts: nBy[src], Boundaries: &st})
 	}
 	return rows, nil
+}
+
+// sourceKeys returns the report rows an utterance of source src counts in:
+// "all" and its own source (once, should a source be called "all").
+func sourceKeys(src string) []string {
+	if src == "all" {
+		return []string{"all"}
+	}
+	return []string{"all", src}
 }
 
 // sortedSources returns the keys of m with "all" first.

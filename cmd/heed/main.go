@@ -8,12 +8,11 @@
 //
 //	transcribe  write the words spoken in audio files
 //	align       time every word of a transcript against its audio
-//	stream      transcribe audio arriving on standard input (not yet built)
-//	train       train a model on a manifest of utterances
-//	eval        measure recognition or alignment error on a manifest
+//	train       train a model on manifests of utterances
+//	lm          add a character language model to a model file
+//	eval        measure recognition or alignment error on manifests
 //	features    print the log-mel filterbank features of an audio file
-//	info        describe an audio file
-//	version     print heed's version and the embedded model
+//	info        describe audio files
 //
 // Run "heed help <command>" or "heed <command> --help" for its flags.
 //
@@ -57,7 +56,7 @@ func (e usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
 
-// failedError marks that some inputs failed after their problems were
+// errReported marks that some inputs failed after their problems were
 // already reported (exit status 1, nothing more to print).
 var errReported = errors.New("some inputs failed")
 
@@ -100,14 +99,17 @@ func run(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.Stderr, "heed: unknown command %q; run \"heed help\" for the list\n", name)
 		return 2
 	}
-	fs := newFlagSet(c, e.Stderr)
+	var flagOut strings.Builder
+	fs := newFlagSet(c, &flagOut)
 	runFn := c.Flags(fs)
 	pos, err := parseInterspersed(fs, args[1:])
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			io.WriteString(e.Stdout, flagOut.String()) // asked for: stdout
 			return 0
 		}
-		return 2 // the flag package has already printed the problem and usage
+		io.WriteString(e.Stderr, flagOut.String()) // the problem and the usage
+		return 2
 	}
 	err = runFn(ctx, e, pos)
 	if err == nil {

@@ -43,6 +43,12 @@ func heed(t *testing.T, stdin string, args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
+	return heedCtx(t, ctx, stdin, args...)
+}
+
+// heedCtx is heed with the caller's context (to test cancellation).
+func heedCtx(t *testing.T, ctx context.Context, stdin string, args ...string) result {
+	t.Helper()
 	var out, errb bytes.Buffer
 	e := &env{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb}
 	code := func() (code int) {
@@ -58,10 +64,9 @@ func heed(t *testing.T, stdin string, args ...string) result {
 	return r
 }
 
-// checkStderr enforces the rules every invocation follows: each non-empty
-// stderr line of a failed run's message starts with "heed" (or is part of
-// a usage text), nothing looks like a Go panic or stack trace, and a
-// failure (status 1) says why on stderr.
+// checkStderr enforces the rules every invocation follows: nothing looks
+// like a Go panic or stack trace, a failure (status 1) says why on stderr
+// in a "heed:" message, and a usage error (status 2) says something.
 func checkStderr(t *testing.T, args []string, r result) {
 	t.Helper()
 	for _, bad := range []string{"panic:", "goroutine ", "runtime error", ".go:"} {
@@ -127,27 +132,33 @@ func checkResult(t *testing.T, c cliCase, r result) {
 
 // clip shortens long output in failure messages.
 func clip(s string) string {
-	const max = 2000
-	if len(s) > max {
-		return s[:max] + fmt.Sprintf("... (%d bytes in all)", len(s))
+	const limit = 2000
+	if len(s) > limit {
+		return s[:limit] + fmt.Sprintf("... (%d bytes in all)", len(s))
 	}
 	return s
 }
 
 // allCommands are the verbs the CLI must offer.
-var allCommands = []string{"align", "eval", "features", "info", "train", "transcribe"}
+var allCommands = []string{"align", "eval", "features", "info", "lm", "train", "transcribe"}
 
 // commandFlags are flags each verb's usage text must mention.
 var commandFlags = map[string][]string{
 	"align":      {"-format", "-o", "-plot", "-model", "-ctc-weight"},
-	"eval":       {"-model", "-json", "-jobs", "-limit", "-beam"},
+	"eval":       {"-model", "-json", "-jobs", "-limit", "-beam", "-lm-weight"},
 	"features":   {"-format"},
 	"info":       {},
+	"lm":         {"-model", "-out", "-order", "-weight", "-exclude", "-dtype"},
 	"train":      {"-train", "-dev", "-out", "-resume", "-steps", "-batch-frames", "-log-every", "-eval-every"},
-	"transcribe": {"-model", "-format", "-jobs", "-beam"},
+	"transcribe": {"-model", "-format", "-jobs", "-beam", "-lm-weight"},
 }
 
 func TestCommandsRegistered(t *testing.T) {
+	for name := range commands {
+		if _, ok := commandFlags[name]; !ok {
+			t.Errorf("command %q is registered but not covered by these tests (add it to allCommands and commandFlags)", name)
+		}
+	}
 	for _, name := range allCommands {
 		t.Run(name, func(t *testing.T) {
 			c, ok := commands[name]
@@ -214,6 +225,12 @@ func TestUsageErrors(t *testing.T) {
 		{name: "train log-every 0", args: []string{"train", "--out", "d", "--train", "m.jsonl", "--log-every", "0"}, code: 2, stderr: []string{"--log-every"}},
 		{name: "train cosine without steps", args: []string{"train", "--out", "d", "--train", "m.jsonl", "--decay", "cosine"}, code: 2, stderr: []string{"cosine"}},
 		{name: "train bad decay", args: []string{"train", "--out", "d", "--train", "m.jsonl", "--decay", "linear"}, code: 2, stderr: []string{"linear"}},
+		{name: "lm no model", args: []string{"lm", "--out", "o.heed", "t.txt"}, code: 2, stderr: []string{"heed lm:", "--model and --out are required"}},
+		{name: "lm no out", args: []string{"lm", "--model", "m.heed", "t.txt"}, code: 2, stderr: []string{"--model and --out are required"}},
+		{name: "lm no source", args: []string{"lm", "--model", "m.heed", "--out", "o.heed"}, code: 2, stderr: []string{"no text SOURCE"}},
+		{name: "lm order 0", args: []string{"lm", "--model", "m.heed", "--out", "o.heed", "--order", "0", "t.txt"}, code: 2, stderr: []string{"--order"}},
+		{name: "lm order 11", args: []string{"lm", "--model", "m.heed", "--out", "o.heed", "--order", "11", "t.txt"}, code: 2, stderr: []string{"--order"}},
+		{name: "lm bad dtype", args: []string{"lm", "--model", "m.heed", "--out", "o.heed", "--dtype", "f8", "t.txt"}, code: 2, stderr: []string{"--dtype"}},
 		{name: "eval nothing", args: []string{"eval"}, code: 2, stderr: []string{"heed eval:", "asr or align"}},
 		{name: "eval no manifest", args: []string{"eval", "asr"}, code: 2, stderr: []string{"asr or align"}},
 		{name: "eval bad kind", args: []string{"eval", "wer", "m.jsonl"}, code: 2, stderr: []string{"asr or align"}},

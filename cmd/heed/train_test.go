@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -153,6 +155,28 @@ func TestTrain(t *testing.T) {
 		}
 	})
 
+	t.Run("interrupted", func(t *testing.T) {
+		// Ctrl-C cancels the context: train stops at once, still writes a
+		// checkpoint and exits 0; a resumed run then continues from it.
+		dir := filepath.Join(t.TempDir(), "int")
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		r := heedCtx(t, ctx, "", append([]string{"train", "--train", m, "--out", dir, "--steps", "2", "--batch-frames", "2000", "--log-every", "1"}, tinyTrainFlags...)...)
+		if r.code != 0 || !strings.Contains(r.stderr, "interrupted") {
+			t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "checkpoint.heed")); err != nil {
+			t.Fatal(err)
+		}
+		r = heed(t, "", "train", "--resume", "--out", dir, "--steps", "2", "--batch-frames", "2000", "--log-every", "1", "--workers", "1")
+		if r.code != 0 {
+			t.Fatalf("resume: exit %d: %s", r.code, r.stderr)
+		}
+		if got := trainSteps(trainLog(t, dir)); len(got) != 2 || got[1] != 2 {
+			t.Errorf("train records at steps %v, want [1 2]", got)
+		}
+	})
+
 	t.Run("trained model transcribes", func(t *testing.T) {
 		wav := filepath.Join(filepath.Dir(m), "a.wav")
 		r := heed(t, "", "transcribe", "--model", filepath.Join(out, "model.heed"), "--beam", "1", wav)
@@ -284,6 +308,37 @@ func TestEval(t *testing.T) {
 		}
 	})
 
+	t.Run("asr agrees with transcribe", func(t *testing.T) {
+		// The CER eval reports must be the edit distance between the
+		// manifest texts and what heed transcribe prints for the same
+		// files with the same decoding options.
+		const tol = 1e-12
+		wavs := []string{filepath.Join(dir, "a.wav"), filepath.Join(dir, "b.wav"), filepath.Join(dir, "c.wav")}
+		refs := []string{"a", "b c", "d"}
+		tr := heed(t, "", append([]string{"transcribe", "--model", mod, "--beam", "1", "--format", "json"}, wavs...)...)
+		if tr.code != 0 {
+			t.Fatalf("transcribe: exit %d: %s", tr.code, tr.stderr)
+		}
+		errs, chars := 0, 0
+		for i, l := range lines(tr.stdout) {
+			var got transcript
+			if err := json.Unmarshal([]byte(l), &got); err != nil {
+				t.Fatal(err)
+			}
+			errs += levenshtein([]rune(refs[i]), []rune(got.Text))
+			chars += len([]rune(refs[i]))
+		}
+		ev := heed(t, "", "eval", "asr", "--model", mod, "--beam", "1", "--json", m)
+		if ev.code != 0 {
+			t.Fatalf("eval: exit %d: %s", ev.code, ev.stderr)
+		}
+		rows := evalRows(t, ev.stdout)
+		want := float64(errs) / float64(chars)
+		if len(rows) == 0 || rows[0].Source != "all" || math.Abs(rows[0].CER-want) > tol {
+			t.Errorf("eval rows %+v; want CER %v (%d edits / %d chars) from transcribe's output", rows, want, errs, chars)
+		}
+	})
+
 	t.Run("limit", func(t *testing.T) {
 		r := heed(t, "", "eval", "asr", "--model", mod, "--json", "--beam", "1", "--limit", "1", m)
 		if r.code != 0 {
@@ -293,4 +348,25 @@ func TestEval(t *testing.T) {
 			t.Errorf("--limit 1 gave rows %+v, want one row of 1 utterance", rows)
 		}
 	})
+}
+
+// levenshtein is the edit distance between a and b (unit costs).
+func levenshtein(a, b []rune) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			sub := prev[j-1]
+			if a[i-1] != b[j-1] {
+				sub++
+			}
+			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
