@@ -11,7 +11,7 @@ import (
 )
 
 // testBundle returns an untrained small model with identity CMVN.
-func testBundle(t *testing.T) *Bundle {
+func testBundle(t testing.TB) *Bundle {
 	t.Helper()
 	cfg := smallConfig()
 	cfg.NumMel = 80

@@ -33,6 +33,10 @@
 // each of its rows): "jobs", "audio_s", "run_audio_s", "wall_s", "cpu_s"
 // and "rtf".
 //
+// With -aligned FILE (one MANIFEST only), the utterances pocketsphinx
+// aligned are written to FILE as a manifest, so that another aligner can be
+// measured on the same utterances (bench/peers.sh does this for heed).
+//
 // Exit status: 0 on success, 1 on failure, 2 on a usage error.
 package main
 
@@ -88,6 +92,7 @@ type config struct {
 	limit     int           // utterances per manifest, 0 for all
 	asJSON    bool          // JSON Lines instead of a table
 	verbose   bool          // list failed utterances on stderr
+	aligned   string        // manifest of the aligned utterances, "" for none
 	bin       string        // pocketsphinx_continuous
 	hmm       string        // acoustic model directory
 	dict      string        // pronunciation dictionary
@@ -106,6 +111,7 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	fs.IntVar(&c.limit, "limit", 0, "align at most this many utterances per manifest (0: all)")
 	fs.BoolVar(&c.asJSON, "json", false, "print JSON Lines instead of a table")
 	fs.BoolVar(&c.verbose, "v", false, "list the utterances that failed, with the reason, on stderr")
+	fs.StringVar(&c.aligned, "aligned", "", "write the utterances pocketsphinx aligned to this manifest (one MANIFEST only)")
 	fs.StringVar(&c.bin, "bin", "pocketsphinx_continuous", "pocketsphinx_continuous executable")
 	fs.StringVar(&c.hmm, "hmm", defaultModel, "pocketsphinx acoustic model directory")
 	fs.StringVar(&c.dict, "dict", defaultDict, "pocketsphinx pronunciation dictionary")
@@ -127,6 +133,8 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("%w: want at least one MANIFEST", errUsage)
 	case c.jobs < 1:
 		return fmt.Errorf("%w: -jobs must be at least 1", errUsage)
+	case c.aligned != "" && fs.NArg() != 1:
+		return fmt.Errorf("%w: -aligned wants exactly one MANIFEST", errUsage)
 	case c.limit < 0:
 		return fmt.Errorf("%w: -limit must not be negative", errUsage)
 	case c.beam < 0 || c.beam >= 1 || c.retryBeam < 0 || c.retryBeam >= 1:
@@ -147,16 +155,21 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 		if c.limit > 0 && len(utts) > c.limit {
 			utts = utts[:c.limit]
 		}
-		r, fails, err := evaluate(ctx, p, path, utts, c.jobs)
+		ev, err := evaluate(ctx, p, path, utts, c.jobs)
 		if err != nil {
 			return err
 		}
 		if c.verbose {
-			for _, f := range fails {
+			for _, f := range ev.fails {
 				fmt.Fprintln(stderr, f)
 			}
 		}
-		rows = append(rows, r...)
+		if c.aligned != "" {
+			if err := corpus.WriteManifest(c.aligned, ev.aligned); err != nil {
+				return err
+			}
+		}
+		rows = append(rows, ev.rows...)
 	}
 	return printRows(stdout, rows, c.asJSON)
 }
@@ -206,10 +219,16 @@ type row struct {
 	RTF         float64 `json:"rtf"`         // WallSec / RunAudioSec
 }
 
-// evaluate aligns utts (from the manifest at path) on jobs goroutines and
-// returns one row per source, "all" first, and a line per failed
-// utterance. Utterances without gold word times are skipped.
-func evaluate(ctx context.Context, p *peer, path string, utts []corpus.Utterance, jobs int) ([]row, []string, error) {
+// evaluation is what evaluate found for one manifest.
+type evaluation struct {
+	rows    []row              // one per source, "all" first
+	fails   []string           // one line per failed utterance: path, kind, detail
+	aligned []corpus.Utterance // the utterances pocketsphinx aligned, in manifest order
+}
+
+// evaluate aligns utts (from the manifest at path) on jobs goroutines.
+// Utterances without gold word times are skipped.
+func evaluate(ctx context.Context, p *peer, path string, utts []corpus.Utterance, jobs int) (evaluation, error) {
 	res := make([]uttResult, len(utts))
 	durs := make([]float64, len(utts))
 	start := time.Now()
@@ -234,7 +253,7 @@ func evaluate(ctx context.Context, p *peer, path string, utts []corpus.Utterance
 		return nil
 	})
 	if err != nil {
-		return nil, nil, err
+		return evaluation{}, err
 	}
 	wall := time.Since(start).Seconds()
 
@@ -243,7 +262,7 @@ func evaluate(ctx context.Context, p *peer, path string, utts []corpus.Utterance
 		errs []float64
 	}
 	by := map[string]*acc{}
-	var fails []string
+	var ev evaluation
 	var audioSec, runSec, cpuSec float64
 	for i, u := range utts {
 		if len(u.Words) == 0 {
@@ -262,8 +281,9 @@ func evaluate(ctx context.Context, p *peer, path string, utts []corpus.Utterance
 				gold[j] = align.Word{Word: w.Word, Start: w.Start, End: w.End}
 			}
 			errs = align.BoundaryErrors(gold, r.words)
+			ev.aligned = append(ev.aligned, u)
 		} else {
-			fails = append(fails, fmt.Sprintf("%s: %s: %s", u.Audio, r.fail, r.detail))
+			ev.fails = append(ev.fails, fmt.Sprintf("%s: %s: %s", u.Audio, r.fail, r.detail))
 		}
 		for _, k := range []string{"all", u.Source} {
 			a := by[k]
@@ -289,9 +309,8 @@ func evaluate(ctx context.Context, p *peer, path string, utts []corpus.Utterance
 		}
 	}
 	if len(by) == 0 {
-		return nil, nil, fmt.Errorf("%s: no utterance has gold word times", path)
+		return evaluation{}, fmt.Errorf("%s: no utterance has gold word times", path)
 	}
-	var rows []row
 	for _, src := range sortedSources(by) {
 		a := by[src]
 		r := a.row
@@ -304,9 +323,9 @@ func evaluate(ctx context.Context, p *peer, path string, utts []corpus.Utterance
 		if runSec > 0 {
 			r.RTF = wall / runSec
 		}
-		rows = append(rows, r)
+		ev.rows = append(ev.rows, r)
 	}
-	return rows, fails, nil
+	return ev, nil
 }
 
 // forEach runs fn on every index in [0, n) on jobs goroutines and returns

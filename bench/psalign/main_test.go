@@ -304,9 +304,13 @@ func TestEvaluateFake(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rows, fails, err := evaluate(context.Background(), p, manifest, utts, tc.jobs)
+			ev, err := evaluate(context.Background(), p, manifest, utts, tc.jobs)
 			if err != nil {
 				t.Fatal(err)
+			}
+			rows, fails := ev.rows, ev.fails
+			if len(ev.aligned) != tc.utts[0] || (len(ev.aligned) > 0 && ev.aligned[0].Text != "the cat") {
+				t.Errorf("aligned = %+v, want %d utterances, the first \"the cat\"", ev.aligned, tc.utts[0])
 			}
 			if len(rows) != 3 || rows[0].Source != "all" || rows[1].Source != "a" || rows[2].Source != "b" {
 				t.Fatalf("rows = %+v, want sources all, a, b", rows)
@@ -361,6 +365,8 @@ func TestRunUsage(t *testing.T) {
 		{"bad jobs", []string{"-jobs", "0", "m.jsonl"}},
 		{"negative limit", []string{"-limit", "-1", "m.jsonl"}},
 		{"bad beam", []string{"-retry-beam", "2", "m.jsonl"}},
+		{"bad first beam", []string{"-beam", "-1", "m.jsonl"}},
+		{"aligned with two manifests", []string{"-aligned", "x.jsonl", "a.jsonl", "b.jsonl"}},
 		{"unknown flag", []string{"-nope", "m.jsonl"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -417,5 +423,34 @@ func TestRealPocketsphinx(t *testing.T) {
 	r, err = p.align(context.Background(), "oov", clip.Samples, []string{"the", "qwxzv"})
 	if err != nil || r.fail != failOOV || r.ran {
 		t.Errorf("OOV word: %+v, %v", r, err)
+	}
+}
+
+func TestRunAligned(t *testing.T) {
+	t.Setenv(fakeEnv, "1")
+	dir, manifest := fakeCorpus(t)
+	outPath := filepath.Join(t.TempDir(), "aligned.jsonl")
+	var out, errOut bytes.Buffer
+	args := []string{"-bin", os.Args[0], "-hmm", dir, "-dict", filepath.Join(dir, "fake.dict"), "-json", "-v", "-aligned", outPath, manifest}
+	if err := run(context.Background(), &out, &errOut, args); err != nil {
+		t.Fatalf("run: %v\n%s", err, errOut.String())
+	}
+	got, err := corpus.ReadManifest(outPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The default wide beam aligns "hard cat"; OOV, crash and never fail.
+	var texts []string
+	for _, u := range got {
+		texts = append(texts, u.Text)
+	}
+	if want := []string{"the cat", "the hat", "hard cat", "the cat"}; !slices.Equal(texts, want) {
+		t.Errorf("aligned manifest texts = %q, want %q", texts, want)
+	}
+	if n := strings.Count(errOut.String(), "\n"); n != 3 || !strings.Contains(errOut.String(), "oov: not in the dictionary: dog") {
+		t.Errorf("-v listed %d failures:\n%s", n, errOut.String())
+	}
+	if strings.Count(out.String(), "\n") != 3 {
+		t.Errorf("JSON output:\n%s", out.String())
 	}
 }
