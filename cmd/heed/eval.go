@@ -94,6 +94,7 @@ type evalRow struct {
 	Words    int     `json:"words,omitempty"`
 	// Alignment.
 	Boundaries *align.BoundaryStats `json:"boundaries,omitempty"`
+	Bias       float64              `json:"bias,omitempty"` // mean signed boundary error (heed - gold), seconds
 }
 
 // forEach runs fn on every utterance index on jobs goroutines.
@@ -179,6 +180,7 @@ func evalASR(ctx context.Context, b *model.Bundle, path string, utts []corpus.Ut
 
 func evalAlign(ctx context.Context, b *model.Bundle, path string, utts []corpus.Utterance, jobs int, ctcWeight float64) ([]evalRow, error) {
 	errs := make([][]float64, len(utts))
+	signed := make([]float64, len(utts)) // sum of signed boundary errors
 	a := align.NewAligner(b)
 	a.CTCWeight = ctcWeight
 	err := forEach(ctx, len(utts), jobs, func(i int) error {
@@ -202,6 +204,9 @@ func evalAlign(ctx context.Context, b *model.Bundle, path string, utts []corpus.
 			return fmt.Errorf("%s: %d gold words but the transcript has %d tokens", u.Audio, len(gold), len(words))
 		}
 		errs[i] = align.BoundaryErrors(gold, words)
+		for j := range gold {
+			signed[i] += words[j].Start - gold[j].Start + words[j].End - gold[j].End
+		}
 		return nil
 	})
 	if err != nil {
@@ -209,6 +214,7 @@ func evalAlign(ctx context.Context, b *model.Bundle, path string, utts []corpus.
 	}
 	bySrc := map[string][]float64{}
 	nBy := map[string]int{}
+	biasBy := map[string]float64{}
 	for i, u := range utts {
 		if errs[i] == nil {
 			continue
@@ -216,6 +222,7 @@ func evalAlign(ctx context.Context, b *model.Bundle, path string, utts []corpus.
 		for _, k := range sourceKeys(u.Source) {
 			bySrc[k] = append(bySrc[k], errs[i]...)
 			nBy[k]++
+			biasBy[k] += signed[i]
 		}
 	}
 	if len(bySrc) == 0 {
@@ -224,7 +231,7 @@ func evalAlign(ctx context.Context, b *model.Bundle, path string, utts []corpus.
 	var rows []evalRow
 	for _, src := range sortedSources(bySrc) {
 		st := align.Summarize(bySrc[src])
-		rows = append(rows, evalRow{Manifest: path, Source: src, Utts: nBy[src], Boundaries: &st})
+		rows = append(rows, evalRow{Manifest: path, Source: src, Utts: nBy[src], Boundaries: &st, Bias: biasBy[src] / float64(max(1, st.N))})
 	}
 	return rows, nil
 }
@@ -270,11 +277,11 @@ func printEval(w io.Writer, kind string, rows []evalRow, asJSON bool) error {
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%.2f\t%.2f\t%d\t%d\t\n", r.Manifest, r.Source, r.Utts, 100*r.CER, 100*r.WER, r.Chars, r.Words)
 		}
 	} else {
-		fmt.Fprintf(tw, "manifest\tsource\tutts\tboundaries\tmean ms\tmedian ms\tp90 ms\t<=20ms %%\t<=50ms %%\t<=100ms %%\t\n")
+		fmt.Fprintf(tw, "manifest\tsource\tutts\tboundaries\tmean ms\tmedian ms\tp90 ms\t<=20ms %%\t<=50ms %%\t<=100ms %%\tbias ms\t\n")
 		for _, r := range rows {
 			s := r.Boundaries
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t\n", r.Manifest, r.Source, r.Utts, s.N,
-				1000*s.Mean, 1000*s.Median, 1000*s.P90, 100*s.Within20, 100*s.Within50, 100*s.Within100)
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%+.1f\t\n", r.Manifest, r.Source, r.Utts, s.N,
+				1000*s.Mean, 1000*s.Median, 1000*s.P90, 100*s.Within20, 100*s.Within50, 100*s.Within100, 1000*r.Bias)
 		}
 	}
 	return tw.Flush()
