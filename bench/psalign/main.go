@@ -53,7 +53,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -61,6 +60,7 @@ import (
 	"github.com/heed-asr/heed/align"
 	"github.com/heed-asr/heed/audio"
 	"github.com/heed-asr/heed/corpus"
+	"github.com/heed-asr/heed/internal/par"
 )
 
 const (
@@ -232,7 +232,7 @@ func evaluate(ctx context.Context, p *peer, path string, utts []corpus.Utterance
 	res := make([]uttResult, len(utts))
 	durs := make([]float64, len(utts))
 	start := time.Now()
-	err := forEach(ctx, len(utts), jobs, func(i int) error {
+	err := par.ForEach(ctx, len(utts), jobs, func(i int) error {
 		u := utts[i]
 		if len(u.Words) == 0 {
 			return nil
@@ -326,45 +326,6 @@ func evaluate(ctx context.Context, p *peer, path string, utts []corpus.Utterance
 		ev.rows = append(ev.rows, r)
 	}
 	return ev, nil
-}
-
-// forEach runs fn on every index in [0, n) on jobs goroutines and returns
-// the first error (after which no new index is started) or ctx's error.
-func forEach(ctx context.Context, n, jobs int, fn func(i int) error) error {
-	var (
-		mu    sync.Mutex
-		next  int
-		first error
-		wg    sync.WaitGroup
-	)
-	for w := 0; w < jobs; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				i := next
-				next++
-				stop := first != nil || ctx.Err() != nil
-				mu.Unlock()
-				if i >= n || stop {
-					return
-				}
-				if err := fn(i); err != nil {
-					mu.Lock()
-					if first == nil {
-						first = err
-					}
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if first == nil {
-		first = ctx.Err()
-	}
-	return first
 }
 
 // sortedSources returns the keys of m sorted, with "all" first unless

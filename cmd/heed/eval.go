@@ -9,12 +9,12 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"text/tabwriter"
 
 	"github.com/heed-asr/heed/align"
 	"github.com/heed-asr/heed/audio"
 	"github.com/heed-asr/heed/corpus"
+	"github.com/heed-asr/heed/internal/par"
 	"github.com/heed-asr/heed/model"
 	"github.com/heed-asr/heed/model/train"
 )
@@ -97,48 +97,10 @@ type evalRow struct {
 	Bias       float64              `json:"bias,omitempty"` // mean signed boundary error (heed - gold), seconds
 }
 
-// forEach runs fn on every utterance index on jobs goroutines.
-func forEach(ctx context.Context, n, jobs int, fn func(i int) error) error {
-	var (
-		mu    sync.Mutex
-		next  int
-		first error
-		wg    sync.WaitGroup
-	)
-	for w := 0; w < jobs; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				i := next
-				next++
-				stop := first != nil || ctx.Err() != nil
-				mu.Unlock()
-				if i >= n || stop {
-					return
-				}
-				if err := fn(i); err != nil {
-					mu.Lock()
-					if first == nil {
-						first = err
-					}
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if first == nil {
-		first = ctx.Err()
-	}
-	return first
-}
-
 func evalASR(ctx context.Context, b *model.Bundle, path string, utts []corpus.Utterance, jobs int, dec model.DecodeOptions) ([]evalRow, error) {
 	type counts struct{ ce, c, we, w, n int }
 	per := make([]counts, len(utts))
-	err := forEach(ctx, len(utts), jobs, func(i int) error {
+	err := par.ForEach(ctx, len(utts), jobs, func(i int) error {
 		u := utts[i]
 		clip, err := audio.Load16k(u.Audio)
 		if err != nil {
@@ -183,7 +145,7 @@ func evalAlign(ctx context.Context, b *model.Bundle, path string, utts []corpus.
 	signed := make([]float64, len(utts)) // sum of signed boundary errors
 	a := align.NewAligner(b)
 	a.CTCWeight = ctcWeight
-	err := forEach(ctx, len(utts), jobs, func(i int) error {
+	err := par.ForEach(ctx, len(utts), jobs, func(i int) error {
 		u := utts[i]
 		if len(u.Words) == 0 {
 			return nil

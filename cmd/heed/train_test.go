@@ -12,6 +12,7 @@ import (
 
 	"github.com/heed-asr/heed/corpus"
 	"github.com/heed-asr/heed/model"
+	"github.com/heed-asr/heed/model/train"
 )
 
 // tinyCorpus writes three short utterances and a manifest listing them
@@ -325,7 +326,7 @@ func TestEval(t *testing.T) {
 			if err := json.Unmarshal([]byte(l), &got); err != nil {
 				t.Fatal(err)
 			}
-			errs += levenshtein([]rune(refs[i]), []rune(got.Text))
+			errs += train.EditDistance([]rune(refs[i]), []rune(got.Text))
 			chars += len([]rune(refs[i]))
 		}
 		ev := heed(t, "", "eval", "asr", "--model", mod, "--beam", "1", "--json", m)
@@ -348,25 +349,4 @@ func TestEval(t *testing.T) {
 			t.Errorf("--limit 1 gave rows %+v, want one row of 1 utterance", rows)
 		}
 	})
-}
-
-// levenshtein is the edit distance between a and b (unit costs).
-func levenshtein(a, b []rune) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			sub := prev[j-1]
-			if a[i-1] != b[j-1] {
-				sub++
-			}
-			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

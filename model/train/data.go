@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -10,6 +11,7 @@ import (
 	"github.com/heed-asr/heed/audio"
 	"github.com/heed-asr/heed/corpus"
 	"github.com/heed-asr/heed/features"
+	"github.com/heed-asr/heed/internal/par"
 )
 
 // Utt is one utterance ready for training: its filterbank features and its
@@ -39,49 +41,36 @@ func LoadManifest(path string, jobs int, progress func(done, total int)) (utts [
 		jobs = runtime.NumCPU()
 	}
 	utts = make([]*Utt, len(list))
-	errs := make([]error, len(list))
-	var (
-		next, done int
-		mu         sync.Mutex
-		wg         sync.WaitGroup
-	)
 	cfg := features.DefaultConfig()
+	fbanks := make(chan *features.Fbank, jobs) // one per goroutine at a time
 	for w := 0; w < jobs; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fb := features.NewFbank(cfg)
-			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if i >= len(list) {
-					return
-				}
-				u := list[i]
-				clip, err := audio.Load16k(u.Audio)
-				if err != nil {
-					errs[i] = fmt.Errorf("%s: utterance %d: %w", path, i+1, err)
-				} else {
-					feats, frames := fb.Compute(nil, clip.Samples)
-					utts[i] = &Utt{Audio: u.Audio, Text: u.Text, Source: u.Source, Feats: feats, Frames: frames}
-				}
-				mu.Lock()
-				done++
-				if progress != nil {
-					progress(done, len(list))
-				}
-				mu.Unlock()
-			}
-		}()
+		fbanks <- features.NewFbank(cfg)
 	}
-	wg.Wait()
-	out := utts[:0]
-	for i, u := range utts {
-		if errs[i] != nil {
-			return nil, 0, errs[i]
+	var mu sync.Mutex
+	done := 0
+	err = par.ForEach(context.Background(), len(list), jobs, func(i int) error {
+		u := list[i]
+		clip, err := audio.Load16k(u.Audio)
+		if err != nil {
+			return fmt.Errorf("%s: utterance %d: %w", path, i+1, err)
 		}
+		fb := <-fbanks
+		feats, frames := fb.Compute(nil, clip.Samples)
+		fbanks <- fb
+		utts[i] = &Utt{Audio: u.Audio, Text: u.Text, Source: u.Source, Feats: feats, Frames: frames}
+		mu.Lock()
+		done++
+		if progress != nil {
+			progress(done, len(list))
+		}
+		mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	out := utts[:0]
+	for _, u := range utts {
 		if u.Frames < 1 || u.Text == "" {
 			skipped++
 			continue
