@@ -27,8 +27,10 @@ It uses all cores, sorts and batches utterances by length, and writes to DIR:
   curves.png       the curves drawn
 
 A checkpoint is written every --checkpoint-every, at the end, and on Ctrl-C.
---resume continues exactly where the last checkpoint stopped (the network
-and optimizer flags are then taken from the checkpoint).`,
+--resume continues exactly where the last checkpoint stopped: the network
+and training settings are taken from the checkpoint, except that --lr,
+--warmup, --decay, --clip and --specaug, when given, replace the
+checkpoint's (the optimizer state is kept).`,
 		Flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			var trainList, dev, out string
 			var resume bool
@@ -90,6 +92,29 @@ and optimizer flags are then taken from the checkpoint).`,
 				}
 				if *specaug {
 					o.Run.SpecAug = model.DefaultSpecAugment()
+				}
+				if resume {
+					set := map[string]bool{}
+					fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+					given := o.Run
+					o.Override = func(r *model.TrainConfig) {
+						if set["lr"] {
+							r.Schedule.Peak = given.Schedule.Peak
+						}
+						if set["warmup"] {
+							r.Schedule.Warmup = given.Schedule.Warmup
+						}
+						if set["decay"] {
+							r.Schedule.Decay = given.Schedule.Decay
+							r.Schedule.Total, r.Schedule.Final = given.Schedule.Total, given.Schedule.Final
+						}
+						if set["clip"] {
+							r.ClipNorm = given.ClipNorm
+						}
+						if set["specaug"] {
+							r.SpecAug = given.SpecAug
+						}
+					}
 				}
 				if err := o.Run.Schedule.Validate(); err != nil && *decay != "cosine" {
 					return usagef("%v", err)

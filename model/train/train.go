@@ -33,7 +33,11 @@ type Options struct {
 	Train  []string // training manifests
 	Dev    string   // dev manifest ("" for none)
 	OutDir string
-	Resume bool   // continue from OutDir/checkpoint.heed
+	Resume bool // continue from OutDir/checkpoint.heed
+	// Override, when not nil, changes the checkpoint's training settings
+	// on resume (such as a new learning-rate schedule); the optimizer
+	// state is kept.
+	Override func(*model.TrainConfig)
 	Init   string // start from this model file's weights and CMVN (fine-tuning); "" for random
 
 	Model model.Config      // network shape (ignored on resume)
@@ -213,6 +217,9 @@ func (s *state) load() error {
 	if ck != nil {
 		run = ck.Run
 		run.Workers = opt.Run.Workers
+		if opt.Override != nil {
+			opt.Override(&run)
+		}
 	}
 	net := model.NewNet(p)
 	tr, err := model.NewTrainer(net, run)
