@@ -39,7 +39,7 @@
 //
 // Damaged but usable data decodes with a warning in Clip.Warnings: a data
 // chunk that claims more bytes than the file holds (a cut recording), or
-// a partial last frame. A data size of 0 or 0xFFFFFFFF, as streaming
+// a partial last frame. A data size of 0, 0xFFFFFFFF or 0x7FFFF000, as streaming
 // writers leave it, means "read to EOF". No buffer is sized from a header
 // claim alone, so a lying header cannot cause a large allocation.
 //

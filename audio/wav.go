@@ -187,14 +187,14 @@ func parseHeader(r io.Reader, name string, mode headerMode) (*wavHeader, error) 
 			}
 		case id == "data" && haveFmt:
 			h.dataLeft = size
-			if size == 0 || size == 0xFFFFFFFF {
+			if unknownSize(size) {
 				h.dataLeft = -1 // streaming writer: read to EOF
 			} else {
 				h.info.Frames = size / int64(h.info.Channels*h.enc.size())
 			}
 			return h, nil
 		case id == "data" && !haveEarly:
-			if size == 0 || size == 0xFFFFFFFF {
+			if unknownSize(size) {
 				return nil, formatErr(name, nil, "data chunk of unknown size before the fmt chunk")
 			}
 			haveEarly, earlySize = true, size
@@ -384,7 +384,8 @@ func DecodeInfo(r io.Reader, name string) (Info, error) {
 // warnings (usually the file path).
 //
 // A data chunk that claims more bytes than r holds is decoded as far as it
-// goes, with a warning; a size of 0 or 0xFFFFFFFF means "up to EOF".
+// goes, with a warning; a size of 0, 0xFFFFFFFF or 0x7FFFF000 (sox writing
+// to a pipe) means "up to EOF".
 // Errors are *FormatError, *UnsupportedError or a wrapped read error.
 func Decode(r io.Reader, name string) (*Clip, error) {
 	return decode(r, name, sizeHint(r), 0)
@@ -500,4 +501,11 @@ func (c *converter) warnings(name string) []string {
 		w = append(w, fmt.Sprintf("%s: %d NaN or infinite float samples were set to 0", fileName(name), c.nonFinite))
 	}
 	return w
+}
+
+// unknownSize reports whether a data chunk size is a placeholder that a
+// streaming writer put there because it did not know the length: 0,
+// 0xFFFFFFFF, or 0x7FFFF000 as sox writes to a pipe. Such data runs to EOF.
+func unknownSize(size int64) bool {
+	return size == 0 || size == 0xFFFFFFFF || size == 0x7FFFF000
 }

@@ -161,6 +161,12 @@ var decodeTests = []decodeTest{
 		info: Info{Encoding: "pcm_s16le", BitsPerSample: 16, SampleRate: 16000, Channels: 2, Frames: 2},
 	},
 	{
+		name: "data size 0x7FFFF000 (sox to a pipe) means read to EOF",
+		in:   riff(fmtChunk(1, 1, 16000, 16), chunk{"data", 0x7FFFF000, s16(16384, 8192)}),
+		want: []float32{0.5, 0.25},
+		info: Info{Encoding: "pcm_s16le", BitsPerSample: 16, SampleRate: 16000, Channels: 1, Frames: 2},
+	},
+	{
 		name:     "truncated data decodes what is there",
 		in:       riff(fmtChunk(1, 1, 16000, 16), chunk{"data", 100, s16(16384, 8192)}),
 		want:     []float32{0.5, 0.25},

@@ -140,7 +140,7 @@ func clip(s string) string {
 }
 
 // allCommands are the verbs the CLI must offer.
-var allCommands = []string{"align", "eval", "features", "info", "lm", "train", "transcribe"}
+var allCommands = []string{"align", "eval", "features", "info", "lm", "stream", "train", "transcribe"}
 
 // commandFlags are flags each verb's usage text must mention.
 var commandFlags = map[string][]string{
@@ -149,6 +149,7 @@ var commandFlags = map[string][]string{
 	"features":   {"-format"},
 	"info":       {},
 	"lm":         {"-model", "-out", "-order", "-weight", "-exclude", "-dtype"},
+	"stream":     {"-input", "-rate", "-channels", "-model", "-max-segment", "-min-pause", "-beam"},
 	"train":      {"-train", "-dev", "-out", "-resume", "-steps", "-batch-frames", "-log-every", "-eval-every"},
 	"transcribe": {"-model", "-format", "-jobs", "-beam", "-lm-weight"},
 }
