@@ -38,7 +38,7 @@ type Options struct {
 	// on resume (such as a new learning-rate schedule); the optimizer
 	// state is kept.
 	Override func(*model.TrainConfig)
-	Init   string // start from this model file's weights and CMVN (fine-tuning); "" for random
+	Init     string // start from this model file's weights and CMVN (fine-tuning); "" for random
 
 	Model model.Config      // network shape (ignored on resume)
 	Run   model.TrainConfig // optimizer, schedule, workers, seed
