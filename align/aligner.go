@@ -24,9 +24,12 @@ type Aligner struct {
 	Options Options
 	// CTCWeight adds the CTC head's frame posteriors to the path score.
 	CTCWeight float64
+	// Refine moves word boundaries to pauses in the audio's energy at 5 ms
+	// precision (see Refine).
+	Refine bool
 	// Offset (seconds) is added to every time: the delay between an
-	// encoder frame's start and the sound it stands for, measured on the
-	// dev set.
+	// encoder frame's start and the sound it stands for, measured on
+	// training utterances.
 	Offset float64
 	// MaxPiece is the longest audio aligned in one piece; MinPause the
 	// shortest silence a long recording is split at.
@@ -37,7 +40,7 @@ type Aligner struct {
 func NewAligner(b *model.Bundle) *Aligner {
 	o := DefaultOptions()
 	o.FrameSec = float64(b.Net.Cfg.Stack) * 0.01
-	return &Aligner{Model: b, Options: o, Offset: 0.01, MaxPiece: 30 * time.Second, MinPause: 200 * time.Millisecond}
+	return &Aligner{Model: b, Options: o, Refine: true, Offset: 0.01, MaxPiece: 30 * time.Second, MinPause: 200 * time.Millisecond}
 }
 
 // Detail is what the aligner saw for one piece of audio, for plotting.
@@ -101,13 +104,14 @@ func (a *Aligner) alignPiece(samples []float32, txt *normalize.Text) ([]Word, *D
 	if frames > 0 {
 		enc = a.Model.Net.Encode(feats, frames)
 	}
-	return a.alignEncoded(feats, frames, enc, float64(len(samples))/16000, txt)
+	return a.alignEncoded(samples, feats, frames, enc, txt)
 }
 
-// alignEncoded aligns the tokens of txt to an encoded piece of audio of
-// the given duration in seconds; enc is nil when the piece has no frames.
-func (a *Aligner) alignEncoded(feats []float32, frames int, enc *model.Encoded, seconds float64, txt *normalize.Text) ([]Word, *Detail, error) {
+// alignEncoded aligns the tokens of txt to an encoded piece of audio
+// (16 kHz samples); enc is nil when the piece has no frames.
+func (a *Aligner) alignEncoded(samples, feats []float32, frames int, enc *model.Encoded, txt *normalize.Text) ([]Word, *Detail, error) {
 	b := a.Model
+	seconds := float64(len(samples)) / 16000
 	chars := Transcript(txt)
 	ids, err := model.Encode(chars)
 	if err != nil {
@@ -138,13 +142,17 @@ func (a *Aligner) alignEncoded(feats []float32, frames int, enc *model.Encoded, 
 		}
 		opts.Path.CTC, opts.Path.CTCWeight = ctc, a.CTCWeight
 	}
+	opts.Offset = a.Offset
+	if a.Refine {
+		opts.Samples, opts.Rate = samples, 16000
+	}
 	words, err := AlignText(txt, att, T, opts)
 	if err != nil {
 		return nil, nil, err
 	}
 	det := &Detail{Feats: feats, Frames: frames, Att: att, L: L, T: T}
 	det.Spans = MonotonicPath(att, L, T, opts.Path)
-	return shift(words, a.Offset, seconds), det, nil
+	return shift(words, 0, seconds), det, nil
 }
 
 // Transcribe recognises samples (16 kHz mono) piece by piece, split at
@@ -170,7 +178,7 @@ func (a *Aligner) Transcribe(samples []float32, dec model.DecodeOptions) (string
 		if err != nil {
 			return "", nil, err
 		}
-		words, _, err := a.alignEncoded(r.Feats, r.Frames, r.Enc, float64(p.End-p.Start)/rate, txt)
+		words, _, err := a.alignEncoded(samples[p.Start:p.End], r.Feats, r.Frames, r.Enc, txt)
 		if err != nil {
 			return "", nil, err
 		}

@@ -24,6 +24,15 @@ type Options struct {
 	// MinConfidence is the confidence below which a spoken word is
 	// interpolated instead of taking its times from the path.
 	MinConfidence float64
+	// Offset (seconds) is added to the times the path gives, before any
+	// refinement: the delay between an encoder frame and the sound it
+	// stands for.
+	Offset float64
+	// Samples, when not nil, is the audio (at Rate Hz, starting with the
+	// first encoder frame) whose energy refines the word boundaries (see
+	// Refine).
+	Samples []float32
+	Rate    int
 }
 
 // DefaultOptions returns heed's alignment options: DefaultPathOptions,
@@ -66,6 +75,17 @@ func AlignText(txt *normalize.Text, att []float32, T int, opts Options) ([]Word,
 	}
 	fineSec := opts.FrameSec / float64(opts.Path.upsample())
 	spoken := SpokenWords(chars, spans, conf, fineSec)
+	if spans != nil && opts.Offset != 0 {
+		shift(spoken, opts.Offset, float64(T)*opts.FrameSec)
+	}
+	for i := range spoken {
+		if spoken[i].Confidence < opts.MinConfidence {
+			spoken[i].Status = StatusInterpolated
+		}
+	}
+	if opts.Samples != nil && opts.Rate > 0 {
+		Refine(spoken, opts.Samples, opts.Rate)
+	}
 	Interpolate(spoken, opts.MinConfidence, 0, float64(T)*opts.FrameSec)
 	return TokenWords(txt, spoken), nil
 }

@@ -1,0 +1,141 @@
+package align
+
+import (
+	"math"
+	"sort"
+)
+
+// refineFrameSec is the hop of the energy envelope Refine reads: 5 ms.
+const refineFrameSec = 0.005
+
+// Refine's search limits: how far (seconds) a pause may lie from the
+// boundary the path gave, and how many quiet frames make a pause.
+const (
+	pauseReach     = 0.02
+	minPauseFrames = 2
+)
+
+// Refine moves the boundaries of aligned words to the audio's energy, at
+// 5 ms precision, below the resolution of the encoder (30 ms):
+//
+//   - between two aligned words, if the stretch from 20 ms before the first
+//     one's end to 20 ms after the second one's start holds a pause (two or
+//     more quiet 5 ms frames that meet the stretch the path gave to the
+//     space between them), the first word ends where the longest such pause
+//     begins and the second starts where it ends; otherwise both meet in
+//     the middle of the space's stretch;
+//   - the first aligned word starts at the first loud frame within 60 ms of
+//     its start, the last one ends after the last loud frame within 60 ms of
+//     its end.
+//
+// A frame is quiet when its level is more than 45 dB under the loud frames
+// (99th percentile) or less than 8 dB over the noise floor (10th
+// percentile). samples are the audio the word times refer to, at rate Hz.
+// Character times are kept inside their word's.
+func Refine(words []Word, samples []float32, rate int) {
+	fl := int(float64(rate) * refineFrameSec)
+	if fl < 1 || len(samples) < 2*fl {
+		return
+	}
+	quiet := quietFrames(samples, fl)
+	n := len(quiet)
+	toF := func(t float64) int { return min(n, max(0, int(math.Round(t/refineFrameSec)))) }
+	toT := func(f int) float64 { return float64(f) * refineFrameSec }
+	var idx []int // aligned words
+	for i, w := range words {
+		if w.Status == StatusAligned {
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) == 0 {
+		return
+	}
+	const near = 0.06 // seconds searched around the first start and last end
+	if w := &words[idx[0]]; true {
+		lo, hi := toF(w.Start-near), toF(math.Min(w.Start+near, w.End))
+		for f := lo; f+1 < hi; f++ {
+			if !quiet[f] && !quiet[f+1] {
+				w.Start = toT(f)
+				break
+			}
+		}
+	}
+	if w := &words[idx[len(idx)-1]]; true {
+		lo, hi := toF(math.Max(w.End-near, w.Start)), toF(w.End+near)
+		for f := hi - 1; f > lo; f-- {
+			if !quiet[f] && !quiet[f-1] {
+				w.End = toT(f + 1)
+				break
+			}
+		}
+	}
+	for k := 0; k+1 < len(idx); k++ {
+		a, b := &words[idx[k]], &words[idx[k+1]]
+		if idx[k+1] != idx[k]+1 {
+			continue // an interpolated word lies between them
+		}
+		lo := toF(math.Max(a.End-pauseReach, (a.Start+a.End)/2))
+		hi := toF(math.Min(b.Start+pauseReach, (b.Start+b.End)/2))
+		sp0, sp1 := toF(a.End), toF(b.Start) // what the path gave the space
+		bestLo, bestLen := 0, 0
+		for f := lo; f < hi; {
+			if !quiet[f] {
+				f++
+				continue
+			}
+			g := f
+			for g < hi && quiet[g] {
+				g++
+			}
+			// A pause must meet the space; a quiet run inside a word
+			// (a stop's closure) does not.
+			if g-f > bestLen && g >= sp0 && f <= sp1 {
+				bestLo, bestLen = f, g-f
+			}
+			f = g
+		}
+		if bestLen >= minPauseFrames {
+			a.End, b.Start = toT(bestLo), toT(bestLo+bestLen)
+		} else {
+			mid := (a.End + b.Start) / 2
+			a.End, b.Start = mid, mid
+		}
+	}
+	for _, i := range idx {
+		clampChars(&words[i])
+	}
+}
+
+// clampChars keeps a word's character times inside the word, in order: the
+// first character starts with the word and the last ends with it.
+func clampChars(w *Word) {
+	if w.End < w.Start {
+		w.End = w.Start
+	}
+	for j := range w.Chars {
+		c := &w.Chars[j]
+		c.Start = math.Min(math.Max(c.Start, w.Start), w.End)
+		c.End = math.Min(math.Max(c.End, c.Start), w.End)
+	}
+	if len(w.Chars) > 0 {
+		w.Chars[0].Start = w.Start
+		w.Chars[len(w.Chars)-1].End = w.End
+	}
+}
+
+// quietFrames marks each whole frame of fl samples that is quiet: more than
+// 45 dB under the 99th-percentile level or less than 8 dB over the
+// 10th-percentile level.
+func quietFrames(x []float32, fl int) []bool {
+	lv := frameLevels(x, fl)
+	sorted := append([]float64(nil), lv...)
+	sort.Float64s(sorted)
+	loud := sorted[int(0.99*float64(len(sorted)-1))]
+	floor := sorted[int(0.10*float64(len(sorted)-1))]
+	thr := math.Max(loud-45, floor+8)
+	out := make([]bool, len(lv))
+	for i, v := range lv {
+		out[i] = v < thr
+	}
+	return out
+}
