@@ -40,7 +40,7 @@ type Aligner struct {
 func NewAligner(b *model.Bundle) *Aligner {
 	o := DefaultOptions()
 	o.FrameSec = float64(b.Net.Cfg.Stack) * 0.01
-	return &Aligner{Model: b, Options: o, Refine: true, Offset: 0.01, MaxPiece: 30 * time.Second, MinPause: 200 * time.Millisecond}
+	return &Aligner{Model: b, Options: o, Refine: true, Offset: 0.02, CTCWeight: 0.5, MaxPiece: 30 * time.Second, MinPause: 200 * time.Millisecond}
 }
 
 // Detail is what the aligner saw for one piece of audio, for plotting.

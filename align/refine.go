@@ -28,7 +28,7 @@ const (
 //     its start, the last one ends after the last loud frame within 60 ms of
 //     its end.
 //
-// A frame is quiet when its level is more than 45 dB under the loud frames
+// A frame is quiet when its level is more than 40 dB under the loud frames
 // (99th percentile) or less than 8 dB over the noise floor (10th
 // percentile). samples are the audio the word times refer to, at rate Hz.
 // Character times are kept inside their word's.
@@ -124,7 +124,7 @@ func clampChars(w *Word) {
 }
 
 // quietFrames marks each whole frame of fl samples that is quiet: more than
-// 45 dB under the 99th-percentile level or less than 8 dB over the
+// 40 dB under the 99th-percentile level or less than 8 dB over the
 // 10th-percentile level.
 func quietFrames(x []float32, fl int) []bool {
 	lv := frameLevels(x, fl)
@@ -132,7 +132,7 @@ func quietFrames(x []float32, fl int) []bool {
 	sort.Float64s(sorted)
 	loud := sorted[int(0.99*float64(len(sorted)-1))]
 	floor := sorted[int(0.10*float64(len(sorted)-1))]
-	thr := math.Max(loud-45, floor+8)
+	thr := math.Max(loud-40, floor+8)
 	out := make([]bool, len(lv))
 	for i, v := range lv {
 		out[i] = v < thr

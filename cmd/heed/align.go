@@ -45,7 +45,7 @@ Times are in seconds. -o writes the file atomically (temp file, then rename).`,
 			out := fs.String("o", "", "write to this file instead of standard output")
 			plot := fs.String("plot", "", "also draw the spectrogram, attention, path and words to this PNG")
 			modelPath := fs.String("model", "", "model file (default: the embedded English model)")
-			ctcWeight := fs.Float64("ctc-weight", 0, "weight of the CTC posteriors in the path score")
+			ctcWeight := fs.Float64("ctc-weight", 0.5, "weight of the CTC posteriors in the path score")
 			return func(ctx context.Context, e *env, args []string) error {
 				if len(args) != 2 {
 					return usagef("want AUDIO and TRANSCRIPT, got %d arguments", len(args))

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"sort"
 	"strings"
@@ -44,7 +45,9 @@ JSON object per manifest and source instead of a table.`,
 			fs.Float64Var(&dec.CTCWeight, "ctc-weight", dec.CTCWeight, "CTC weight in the beam (asr)")
 			fs.Float64Var(&dec.LengthBonus, "length-bonus", dec.LengthBonus, "score bonus per character (asr)")
 			fs.Float64Var(&dec.LMWeight, "lm-weight", dec.LMWeight, "weight of the model's character LM in the beam (asr; negative: the model's tuned weight, 0: off)")
-			alignCTC := fs.Float64("align-ctc-weight", 0, "weight of CTC posteriors in the alignment path (align)")
+			alignCTC := fs.Float64("align-ctc-weight", 0.5, "weight of CTC posteriors in the alignment path (align)")
+			alignOffset := fs.Float64("align-offset", math.NaN(), "seconds added to the path's times before refinement (align; default: the aligner's)")
+			noRefine := fs.Bool("no-refine", false, "do not refine word boundaries to pauses in the audio (align)")
 			return func(ctx context.Context, e *env, args []string) error {
 				if len(args) < 2 || (args[0] != "asr" && args[0] != "align") {
 					return usagef("want asr or align and at least one MANIFEST")
@@ -69,7 +72,12 @@ JSON object per manifest and source instead of a table.`,
 					if args[0] == "asr" {
 						r, err = evalASR(ctx, b, path, utts, *jobs, dec)
 					} else {
-						r, err = evalAlign(ctx, b, path, utts, *jobs, *alignCTC)
+						a := align.NewAligner(b)
+						a.CTCWeight, a.Refine = *alignCTC, !*noRefine
+						if !math.IsNaN(*alignOffset) {
+							a.Offset = *alignOffset
+						}
+						r, err = evalAlign(ctx, a, path, utts, *jobs)
 					}
 					if err != nil {
 						return err
@@ -140,11 +148,9 @@ func evalASR(ctx context.Context, b *model.Bundle, path string, utts []corpus.Ut
 	return rows, nil
 }
 
-func evalAlign(ctx context.Context, b *model.Bundle, path string, utts []corpus.Utterance, jobs int, ctcWeight float64) ([]evalRow, error) {
+func evalAlign(ctx context.Context, a *align.Aligner, path string, utts []corpus.Utterance, jobs int) ([]evalRow, error) {
 	errs := make([][]float64, len(utts))
 	signed := make([]float64, len(utts)) // sum of signed boundary errors
-	a := align.NewAligner(b)
-	a.CTCWeight = ctcWeight
 	err := par.ForEach(ctx, len(utts), jobs, func(i int) error {
 		u := utts[i]
 		if len(u.Words) == 0 {
