@@ -230,6 +230,7 @@ func (s *state) load() error {
 	s.bundle = &model.Bundle{Net: net, Meta: model.Meta{Config: cfg, Features: features.DefaultConfig(), CMVN: cmvn}}
 	if ck != nil {
 		s.meta = *ck
+		s.meta.Run = run // with any overrides, so that the next resume keeps them
 		m, err := ckFile.Tensor("adam.m", len(p.Data))
 		if err != nil {
 			return fmt.Errorf("resume: %w", err)
