@@ -40,7 +40,7 @@ type Aligner struct {
 func NewAligner(b *model.Bundle) *Aligner {
 	o := DefaultOptions()
 	o.FrameSec = float64(b.Net.Cfg.Stack) * 0.01
-	return &Aligner{Model: b, Options: o, Refine: true, Offset: 0.02, CTCWeight: 0.5, MaxPiece: 30 * time.Second, MinPause: 200 * time.Millisecond}
+	return &Aligner{Model: b, Options: o, Refine: true, Offset: 0.02, CTCWeight: 0.5, MaxPiece: 12 * time.Second, MinPause: 200 * time.Millisecond}
 }
 
 // Detail is what the aligner saw for one piece of audio, for plotting.
@@ -226,13 +226,12 @@ func (a *Aligner) assign(samples []float32, pieces []Piece, txt *normalize.Text)
 	}
 	ranges := make([][2]int, len(pieces))
 	pos, tok := 0, 0
-	dec := model.DecodeOptions{Beam: 1}
 	for i, p := range pieces {
 		if i == len(pieces)-1 {
 			ranges[i] = [2]int{tok, len(txt.Tokens)}
 			break
 		}
-		hyp := a.Model.Recognize(samples[p.Start:p.End], dec).Text
+		hyp := a.ctcText(samples[p.Start:p.End])
 		end := matchEnd(ref, pos, []byte(hyp))
 		next := tok
 		if end > pos {
@@ -246,6 +245,35 @@ func (a *Aligner) assign(samples []float32, pieces []Piece, txt *normalize.Text)
 		}
 	}
 	return ranges
+}
+
+// ctcText recognises samples by the CTC head's best path (the most likely
+// token of each frame, repeats merged, blanks dropped). Unlike the attention
+// decoder it does not lose its place on pieces longer than the utterances it
+// was trained on.
+func (a *Aligner) ctcText(samples []float32) string {
+	feats, frames := a.Model.Features(samples)
+	if frames == 0 {
+		return ""
+	}
+	enc := a.Model.Net.Encode(feats, frames)
+	V := a.Model.Net.Cfg.V()
+	var ids []int
+	prev := model.EOS
+	for t := 0; t < enc.T; t++ {
+		row := enc.CTCLogProbs[t*V : (t+1)*V]
+		best := 0
+		for v := range row {
+			if row[v] > row[best] {
+				best = v
+			}
+		}
+		if best != prev && best != model.EOS {
+			ids = append(ids, best)
+		}
+		prev = best
+	}
+	return model.Decode(ids)
 }
 
 // matchEnd returns the end position e in ref (e >= from) such that

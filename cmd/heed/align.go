@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/heed-asr/heed/align"
@@ -68,6 +69,9 @@ Times are in seconds. -o writes the file atomically (temp file, then rename).`,
 				if err != nil {
 					return err
 				}
+				// Keep the heap near what long audio needs (the samples plus
+				// one piece's work), not twice that as the GC would by default.
+				debug.SetMemoryLimit(int64(len(samples))*4 + 200<<20)
 				a := align.NewAligner(b)
 				a.CTCWeight = *ctcWeight
 				words, det, err := a.Align(samples, text)
@@ -128,6 +132,9 @@ func readAudioStream(e *env, path string) ([]float32, error) {
 		return nil, err
 	}
 	var out []float32
+	if in := s.Info(); in.Frames > 0 && in.SampleRate > 0 {
+		out = make([]float32, 0, in.Frames*16000/int64(in.SampleRate)+16000)
+	}
 	buf := make([]float32, 1<<15)
 	for {
 		n, err := s.Read(buf)
