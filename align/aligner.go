@@ -156,9 +156,10 @@ func (a *Aligner) alignEncoded(samples, feats []float32, frames int, enc *model.
 }
 
 // Transcribe recognises samples (16 kHz mono) piece by piece, split at
-// silences into pieces of at most MaxPiece, and times the recognised words
-// with the same aligner. It returns the transcript and its words.
-func (a *Aligner) Transcribe(samples []float32, dec model.DecodeOptions) (string, []Word, error) {
+// silences into pieces of at most MaxPiece, and, when timed, times the
+// recognised words with the same aligner. It returns the transcript and its
+// words (nil when not timed).
+func (a *Aligner) Transcribe(samples []float32, dec model.DecodeOptions, timed bool) (string, []Word, error) {
 	const rate = 16000
 	pieces := []Piece{{Start: 0, End: len(samples)}}
 	if time.Duration(len(samples))*time.Second/rate > a.MaxPiece {
@@ -174,6 +175,10 @@ func (a *Aligner) Transcribe(samples []float32, dec model.DecodeOptions) (string
 		if r.Text == "" {
 			continue
 		}
+		texts = append(texts, r.Text)
+		if !timed {
+			continue
+		}
 		txt, err := normalize.Normalize(r.Text)
 		if err != nil {
 			return "", nil, err
@@ -183,9 +188,11 @@ func (a *Aligner) Transcribe(samples []float32, dec model.DecodeOptions) (string
 			return "", nil, err
 		}
 		start, _ := p.Seconds(rate)
-		texts = append(texts, r.Text)
 		offsets = append(offsets, start)
 		parts = append(parts, words)
+	}
+	if !timed {
+		return strings.Join(texts, " "), nil, nil
 	}
 	return strings.Join(texts, " "), Stitch(offsets, parts), nil
 }

@@ -84,7 +84,7 @@ func runStream(ctx context.Context, e *env, b *model.Bundle, s *audio.Stream, se
 	enc := json.NewEncoder(e.Stdout)
 	emit := func(segs []align.Segment) error {
 		for _, g := range segs {
-			text, words, err := a.Transcribe(g.Samples, dec)
+			text, words, err := a.Transcribe(g.Samples, dec, true)
 			if err != nil {
 				return err
 			}

@@ -99,7 +99,7 @@ func runTranscribe(ctx context.Context, e *env, b *model.Bundle, files []string,
 			defer wg.Done()
 			for i := range work {
 				r := results[i]
-				r.t, r.err = transcribeOne(e, b, files[i], dec)
+				r.t, r.err = transcribeOne(e, b, files[i], dec, format == "json")
 				close(r.done)
 			}
 		}()
@@ -143,16 +143,16 @@ func runTranscribe(ctx context.Context, e *env, b *model.Bundle, files []string,
 	return nil
 }
 
-func transcribeOne(e *env, b *model.Bundle, path string, dec model.DecodeOptions) (transcript, error) {
+func transcribeOne(e *env, b *model.Bundle, path string, dec model.DecodeOptions, timed bool) (transcript, error) {
 	c, err := readAudio16k(e, path)
 	if err != nil {
 		return transcript{}, err
 	}
-	text, words, err := align.NewAligner(b).Transcribe(c.Samples, dec)
+	text, words, err := align.NewAligner(b).Transcribe(c.Samples, dec, timed)
 	if err != nil {
 		return transcript{}, fmt.Errorf("%s: %w", path, err)
 	}
 	r := align.Result{File: path, Duration: float64(len(c.Samples)) / float64(c.Rate), Words: words}
-	r = r.Rounded()
+	r = r.Rounded() // no words (untimed) become an empty list
 	return transcript{File: path, Duration: r.Duration, Text: text, Words: r.Words}, nil
 }
