@@ -3,6 +3,7 @@ package align
 import (
 	"math"
 	"slices"
+	"sort"
 )
 
 // BoundaryErrors returns the absolute start and end errors in seconds of
@@ -65,4 +66,21 @@ func Summarize(errs []float64) BoundaryStats {
 	s.P90 = percentile(sorted, 0.9)
 	s.Within20, s.Within50, s.Within100 = float64(w20)/n, float64(w50)/n, float64(w100)/n
 	return s
+}
+
+// ReportSources orders the rows of a per-source report: the sources (keys
+// of m) sorted, with the overall row "all" first unless there is only one
+// other source, which "all" would repeat.
+func ReportSources[V any](m map[string]V) []string {
+	var keys []string
+	for k := range m {
+		if k != "all" {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	if len(keys) == 1 {
+		return keys
+	}
+	return append([]string{"all"}, keys...)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -173,7 +174,7 @@ func FuzzStream(f *testing.F) {
 			t.Fatal(err)
 		}
 		want := Resample(c.Samples, c.Rate, TargetRate)
-		if !equalSamples(got, want) {
+		if !slices.Equal(got, want) {
 			t.Fatalf("stream gave %d samples, Decode+Resample %d (or values differ)", len(got), len(want))
 		}
 		if len(s.Warnings()) != len(c.Warnings) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -297,7 +298,7 @@ func TestResampleConcurrent(t *testing.T) {
 		go func() { done <- Resample(src, 44100, 16000) }()
 	}
 	for range 4 {
-		if got := <-done; !equalSamples(got, want) {
+		if got := <-done; !slices.Equal(got, want) {
 			t.Errorf("concurrent Resample differs")
 		}
 	}

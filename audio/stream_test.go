@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -337,7 +338,7 @@ func TestStreamRandomChunks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !equalSamples(got, want) {
+			if !slices.Equal(got, want) {
 				t.Errorf("stream output differs from Decode+Resample (%d vs %d samples)", len(got), len(want))
 			}
 		})

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -335,24 +336,12 @@ func TestDecodeReaders(t *testing.T) {
 				if err != nil {
 					return
 				}
-				if !equalSamples(c.Samples, ref.Samples) || c.Info != ref.Info || fmt.Sprint(c.Warnings) != fmt.Sprint(ref.Warnings) {
+				if !slices.Equal(c.Samples, ref.Samples) || c.Info != ref.Info || fmt.Sprint(c.Warnings) != fmt.Sprint(ref.Warnings) {
 					t.Errorf("got %v %+v %q, want %v %+v %q", c.Samples, c.Info, c.Warnings, ref.Samples, ref.Info, ref.Warnings)
 				}
 			})
 		}
 	}
-}
-
-func equalSamples(a, b []float32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestDecodeInfo(t *testing.T) {
@@ -455,7 +444,7 @@ func TestReadFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !equalSamples(c.Samples, ref.Samples) || c.Info != ref.Info || c.Rate != 44100 {
+		if !slices.Equal(c.Samples, ref.Samples) || c.Info != ref.Info || c.Rate != 44100 {
 			t.Errorf("ReadFile differs from Decode: info %+v vs %+v", c.Info, ref.Info)
 		}
 	})
@@ -472,7 +461,7 @@ func TestReadFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !equalSamples(c.Samples, ref.Samples) {
+		if !slices.Equal(c.Samples, ref.Samples) {
 			t.Errorf("ReadFile(\"-\") differs from Decode")
 		}
 	})

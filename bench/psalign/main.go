@@ -50,7 +50,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -311,7 +310,7 @@ func evaluate(ctx context.Context, p *peer, path string, utts []corpus.Utterance
 	if len(by) == 0 {
 		return evaluation{}, fmt.Errorf("%s: no utterance has gold word times", path)
 	}
-	for _, src := range sortedSources(by) {
+	for _, src := range align.ReportSources(by) {
 		a := by[src]
 		r := a.row
 		r.Manifest, r.Source = path, src
@@ -326,22 +325,6 @@ func evaluate(ctx context.Context, p *peer, path string, utts []corpus.Utterance
 		ev.rows = append(ev.rows, r)
 	}
 	return ev, nil
-}
-
-// sortedSources returns the keys of m sorted, with "all" first unless
-// there is only one other key (which "all" would repeat).
-func sortedSources[V any](m map[string]V) []string {
-	var keys []string
-	for k := range m {
-		if k != "all" {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	if len(keys) == 1 {
-		return keys
-	}
-	return append([]string{"all"}, keys...)
 }
 
 // printRows writes rows as JSON Lines or as a table in the columns of

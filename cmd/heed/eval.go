@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"runtime"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -140,7 +139,7 @@ func evalASR(ctx context.Context, b *model.Bundle, path string, utts []corpus.Ut
 		}
 	}
 	var rows []evalRow
-	for _, src := range sortedSources(bySrc) {
+	for _, src := range align.ReportSources(bySrc) {
 		c := bySrc[src]
 		rows = append(rows, evalRow{Manifest: path, Source: src, Utts: c.n,
 			CER: float64(c.ce) / float64(max(1, c.c)), WER: float64(c.we) / float64(max(1, c.w)), Chars: c.c, Words: c.w})
@@ -197,7 +196,7 @@ func evalAlign(ctx context.Context, a *align.Aligner, path string, utts []corpus
 		return nil, fmt.Errorf("%s: no utterance has gold word times", path)
 	}
 	var rows []evalRow
-	for _, src := range sortedSources(bySrc) {
+	for _, src := range align.ReportSources(bySrc) {
 		st := align.Summarize(bySrc[src])
 		rows = append(rows, evalRow{Manifest: path, Source: src, Utts: nBy[src], Boundaries: &st, Bias: biasBy[src] / float64(max(1, st.N))})
 	}
@@ -211,21 +210,6 @@ func sourceKeys(src string) []string {
 		return []string{"all"}
 	}
 	return []string{"all", src}
-}
-
-// sortedSources returns the keys of m with "all" first.
-func sortedSources[V any](m map[string]V) []string {
-	var keys []string
-	for k := range m {
-		if k != "all" {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	if len(keys) == 1 {
-		return keys // "all" would repeat the only source
-	}
-	return append([]string{"all"}, keys...)
 }
 
 func printEval(w io.Writer, kind string, rows []evalRow, asJSON bool) error {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -58,7 +59,7 @@ func checkAccepted(t *testing.T, b []byte) {
 	}
 	for i, ts := range file.Tensors {
 		got := again.Tensors[i]
-		if got.Name != ts.Name || !equalInts(got.Shape, ts.Shape) {
+		if got.Name != ts.Name || !slices.Equal(got.Shape, ts.Shape) {
 			t.Fatalf("tensor %d: %q %v, want %q %v", i, got.Name, got.Shape, ts.Name, ts.Shape)
 		}
 		for j, v := range ts.Data {

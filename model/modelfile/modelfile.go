@@ -71,6 +71,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // Magic is the 8-byte file signature.
@@ -186,24 +187,12 @@ func (f *File) Tensor(name string, shape ...int) ([]float32, error) {
 		if t.Name != name {
 			continue
 		}
-		if len(shape) > 0 && !equalInts(shape, t.Shape) {
+		if len(shape) > 0 && !slices.Equal(shape, t.Shape) {
 			return nil, formatErr(ErrShape, "tensor %q has shape %v, want %v", name, t.Shape, shape)
 		}
 		return t.Data, nil
 	}
 	return nil, formatErr(ErrNoTensor, "tensor %q", name)
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // tensorEntry is one row of the header's tensor table.

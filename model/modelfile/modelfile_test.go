@@ -11,6 +11,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -90,7 +91,7 @@ func TestRoundTrip(t *testing.T) {
 			}
 			for i, want := range c.tensors {
 				got := f.Tensors[i]
-				if got.Name != want.Name || !equalInts(got.Shape, want.Shape) || len(got.Data) != len(want.Data) {
+				if got.Name != want.Name || !slices.Equal(got.Shape, want.Shape) || len(got.Data) != len(want.Data) {
 					t.Fatalf("tensor %d: got %q %v len %d, want %q %v len %d",
 						i, got.Name, got.Shape, len(got.Data), want.Name, want.Shape, len(want.Data))
 				}
