@@ -9,9 +9,11 @@ import (
 const refineFrameSec = 0.005
 
 // Refine's search limits: how far (seconds) a pause may lie from the
-// boundary the path gave, and how many quiet frames make a pause.
+// boundary the path gave, how far the first start and the last end may move
+// out, and how many quiet frames make a pause.
 const (
 	pauseReach     = 0.02
+	edgeReach      = 0.06
 	minPauseFrames = 2
 )
 
@@ -19,14 +21,16 @@ const (
 // 5 ms precision, below the resolution of the encoder (30 ms):
 //
 //   - between two aligned words, if the stretch from 20 ms before the first
-//     one's end to 20 ms after the second one's start holds a pause (two or
-//     more quiet 5 ms frames that meet the stretch the path gave to the
-//     space between them), the first word ends where the longest such pause
-//     begins and the second starts where it ends; otherwise both meet in
-//     the middle of the space's stretch;
-//   - the first aligned word starts at the first loud frame within 60 ms of
-//     its start, the last one ends after the last loud frame within 60 ms of
-//     its end.
+//     one's end to 20 ms after the second one's start (at most to the
+//     words' middles) holds a pause (two or more quiet 5 ms frames that
+//     meet the stretch the path gave to the space between them), the first
+//     word ends where the longest such pause begins and the second starts
+//     where it ends; otherwise both meet in the middle of the space's
+//     stretch;
+//   - the first aligned word starts at its first loud frame from 60 ms
+//     before its start up to its middle (the path may give it the silence
+//     before it: nothing else can take it), and the last one ends after its
+//     last loud frame from 60 ms after its end back to its middle.
 //
 // A frame is quiet when its level is more than 40 dB under the loud frames
 // (99th percentile) or less than 8 dB over the noise floor (10th
@@ -41,6 +45,7 @@ func Refine(words []Word, samples []float32, rate int) {
 	n := len(quiet)
 	toF := func(t float64) int { return min(n, max(0, int(math.Round(t/refineFrameSec)))) }
 	toT := func(f int) float64 { return float64(f) * refineFrameSec }
+	mid := func(w *Word) float64 { return (w.Start + w.End) / 2 }
 	var idx []int // aligned words
 	for i, w := range words {
 		if w.Status == StatusAligned {
@@ -50,9 +55,8 @@ func Refine(words []Word, samples []float32, rate int) {
 	if len(idx) == 0 {
 		return
 	}
-	const near = 0.06 // seconds searched around the first start and last end
 	if w := &words[idx[0]]; true {
-		lo, hi := toF(w.Start-near), toF(math.Min(w.Start+near, w.End))
+		lo, hi := toF(w.Start-edgeReach), toF(mid(w))
 		for f := lo; f+1 < hi; f++ {
 			if !quiet[f] && !quiet[f+1] {
 				w.Start = toT(f)
@@ -61,7 +65,7 @@ func Refine(words []Word, samples []float32, rate int) {
 		}
 	}
 	if w := &words[idx[len(idx)-1]]; true {
-		lo, hi := toF(math.Max(w.End-near, w.Start)), toF(w.End+near)
+		lo, hi := toF(mid(w)), toF(w.End+edgeReach)
 		for f := hi - 1; f > lo; f-- {
 			if !quiet[f] && !quiet[f-1] {
 				w.End = toT(f + 1)
@@ -74,8 +78,8 @@ func Refine(words []Word, samples []float32, rate int) {
 		if idx[k+1] != idx[k]+1 {
 			continue // an interpolated word lies between them
 		}
-		lo := toF(math.Max(a.End-pauseReach, (a.Start+a.End)/2))
-		hi := toF(math.Min(b.Start+pauseReach, (b.Start+b.End)/2))
+		lo := toF(math.Max(a.End-pauseReach, mid(a)))
+		hi := toF(math.Min(b.Start+pauseReach, mid(b)))
 		sp0, sp1 := toF(a.End), toF(b.Start) // what the path gave the space
 		bestLo, bestLen := 0, 0
 		for f := lo; f < hi; {
@@ -97,8 +101,8 @@ func Refine(words []Word, samples []float32, rate int) {
 		if bestLen >= minPauseFrames {
 			a.End, b.Start = toT(bestLo), toT(bestLo+bestLen)
 		} else {
-			mid := (a.End + b.Start) / 2
-			a.End, b.Start = mid, mid
+			m := (a.End + b.Start) / 2
+			a.End, b.Start = m, m
 		}
 	}
 	for _, i := range idx {
@@ -130,9 +134,7 @@ func quietFrames(x []float32, fl int) []bool {
 	lv := frameLevels(x, fl)
 	sorted := append([]float64(nil), lv...)
 	sort.Float64s(sorted)
-	loud := sorted[int(0.99*float64(len(sorted)-1))]
-	floor := sorted[int(0.10*float64(len(sorted)-1))]
-	thr := math.Max(loud-40, floor+8)
+	thr := math.Max(percentile(sorted, 0.99)-40, percentile(sorted, 0.10)+8)
 	out := make([]bool, len(lv))
 	for i, v := range lv {
 		out[i] = v < thr

@@ -41,6 +41,13 @@ func TestRefine(t *testing.T) {
 			t.Errorf("word %s: char %v..%v not clamped to the word", w.Word, w.Chars[0].Start, w.Chars[0].End)
 		}
 	}
+	// The path may give the first word the silence before it and the last
+	// one the silence after it, further than 60 ms.
+	words = []Word{aligned("a", 0, 0.49), aligned("b", 0.68, 0.97), aligned("c", 1.02, 1.45)}
+	Refine(words, x, hz)
+	if math.Abs(words[0].Start-0.1) > tol || math.Abs(words[2].End-1.3) > tol {
+		t.Errorf("edges: a starts %.3f, c ends %.3f; want 0.100, 1.300", words[0].Start, words[2].End)
+	}
 	// An interpolated word and its neighbours' shared boundary are left alone.
 	words = []Word{aligned("a", 0.13, 0.49), {Word: "x", Start: 0.49, End: 0.6, Status: StatusInterpolated}, aligned("b", 0.68, 0.97)}
 	Refine(words, x, hz)

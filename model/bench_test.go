@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -53,25 +54,31 @@ func BenchmarkDecodeStep(b *testing.B) {
 	b.ReportMetric(float64(time.Since(start).Microseconds())/1000/float64(b.N), "ms/char")
 }
 
-// BenchmarkTrainStep runs training steps on a batch of 4 utterances of 3 s.
+// BenchmarkTrainStep runs training steps on a batch of 4 utterances of 3 s,
+// for several encoder widths side by side.
 func BenchmarkTrainStep(b *testing.B) {
-	cfg := DefaultConfig()
-	m := NewNet(InitParams[float32](cfg, 1))
-	var batch []Utterance
-	for i := range 4 {
-		batch = append(batch, benchUtterance(cfg, 300, uint64(i)))
+	for _, h := range []int{128, 192, 256} {
+		b.Run(fmt.Sprintf("enc%d", h), func(b *testing.B) {
+			cfg := DefaultConfig()
+			cfg.EncHidden = h
+			m := NewNet(InitParams[float32](cfg, 1))
+			var batch []Utterance
+			for i := range 4 {
+				batch = append(batch, benchUtterance(cfg, 300, uint64(i)))
+			}
+			tr, err := NewTrainer(m, TrainConfig{Seed: 1, Adam: DefaultAdam(), ClipNorm: 5,
+				Schedule: Schedule{Peak: 1e-4, Warmup: 100, Decay: "inv_sqrt"}, SpecAug: DefaultSpecAugment()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			start := time.Now()
+			for b.Loop() {
+				if _, err := tr.TrainStep(batch); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N)*12/time.Since(start).Seconds(), "audio-s/s")
+		})
 	}
-	tr, err := NewTrainer(m, TrainConfig{Seed: 1, Adam: DefaultAdam(), ClipNorm: 5,
-		Schedule: Schedule{Peak: 1e-4, Warmup: 100, Decay: "inv_sqrt"}, SpecAug: DefaultSpecAugment()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	start := time.Now()
-	for b.Loop() {
-		if _, err := tr.TrainStep(batch); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(b.N)*12/time.Since(start).Seconds(), "audio-s/s")
 }

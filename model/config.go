@@ -44,7 +44,8 @@ type Config struct {
 	WindowLeft  int  `json:"window_left"`
 	WindowRight int  `json:"window_right"`
 	TrainWindow bool `json:"train_window"` // use the window in training (default: full attention)
-	// DecodeWindow uses the window in Step, Greedy and ForceAlign (default on).
+	// DecodeWindow uses the window in Step and Greedy (default on);
+	// ForceAlign follows TrainWindow.
 	DecodeWindow bool `json:"decode_window"`
 
 	CTCWeight      float64 `json:"ctc_weight"`      // λ in (1-λ)·attention CE + λ·CTC

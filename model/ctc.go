@@ -2,6 +2,7 @@ package model
 
 import (
 	"math"
+	"slices"
 
 	"github.com/heed-asr/heed/internal/kern"
 )
@@ -130,4 +131,77 @@ func ctcLoss[F kern.Float](sc *ctcScratch, dlogp, logp []F, T, V int, labels []i
 		}
 	}
 	return -logP
+}
+
+// CTCPrefixScores returns, for u = 0..len(labels), the CTC log-probability
+// log P(labels[:u] | logp) that exactly the first u labels are emitted over
+// all T frames of logp (T, V) (blank = token 0). With reverse set it returns
+// the scores of the suffixes instead: element u is log P(labels[u:] | logp).
+// One forward pass gives all of them, in O(T·len(labels)) time and
+// O(len(labels)) memory. Scores of label sequences that cannot fit are -Inf.
+func CTCPrefixScores(logp []float32, T, V int, labels []int, reverse bool) []float64 {
+	U := len(labels)
+	S := 2*U + 1
+	label := func(s int) int { // the token of extended position s
+		if s%2 == 0 {
+			return 0
+		}
+		if reverse {
+			return labels[U-1-s/2]
+		}
+		return labels[s/2]
+	}
+	frame := func(t int) []float32 {
+		if reverse {
+			t = T - 1 - t
+		}
+		return logp[t*V : (t+1)*V]
+	}
+	ninf := math.Inf(-1)
+	out := make([]float64, U+1)
+	for u := range out {
+		out[u] = ninf
+	}
+	if T == 0 {
+		out[0] = 0
+		if reverse {
+			slices.Reverse(out)
+		}
+		return out
+	}
+	prev, cur := make([]float64, S), make([]float64, S)
+	for s := range prev {
+		prev[s] = ninf
+	}
+	f := frame(0)
+	prev[0] = float64(f[0])
+	if S > 1 {
+		prev[1] = float64(f[label(1)])
+	}
+	for t := 1; t < T; t++ {
+		f = frame(t)
+		for s := 0; s < S; s++ {
+			v := prev[s]
+			if s >= 1 {
+				v = logAdd(v, prev[s-1])
+			}
+			if s >= 2 && s%2 == 1 && label(s) != label(s-2) {
+				v = logAdd(v, prev[s-2])
+			}
+			if math.IsInf(v, -1) {
+				cur[s] = ninf
+			} else {
+				cur[s] = v + float64(f[label(s)])
+			}
+		}
+		prev, cur = cur, prev
+	}
+	out[0] = prev[0]
+	for u := 1; u <= U; u++ {
+		out[u] = logAdd(prev[2*u], prev[2*u-1])
+	}
+	if reverse {
+		slices.Reverse(out)
+	}
+	return out
 }

@@ -125,3 +125,67 @@ func TestCTCGrad(t *testing.T) {
 		})
 	}
 }
+
+// TestCTCPrefixScores checks every prefix and suffix score against the
+// brute-force sum over paths.
+func TestCTCPrefixScores(t *testing.T) {
+	const V = 4
+	tests := []struct {
+		T      int
+		labels []int
+	}{
+		{5, []int{1, 2, 3}}, {5, []int{1, 1, 2}}, {4, []int{2, 2, 2}}, {3, []int{}}, {0, []int{1}}, {6, []int{3, 1, 3, 2}},
+	}
+	for _, tc := range tests {
+		rng := rand.New(rand.NewPCG(uint64(tc.T), uint64(len(tc.labels))))
+		logp := make([]float64, tc.T*V)
+		for i := 0; i < tc.T; i++ {
+			row := logp[i*V : (i+1)*V]
+			for k := range row {
+				row[k] = rng.NormFloat64()
+			}
+			logSoftmaxF64(row)
+		}
+		lp32 := make([]float32, len(logp))
+		for i, v := range logp {
+			lp32[i] = float32(v)
+		}
+		for _, reverse := range []bool{false, true} {
+			got := CTCPrefixScores(lp32, tc.T, V, tc.labels, reverse)
+			if len(got) != len(tc.labels)+1 {
+				t.Fatalf("T=%d %v reverse=%v: %d scores, want %d", tc.T, tc.labels, reverse, len(got), len(tc.labels)+1)
+			}
+			for u := range got {
+				part := tc.labels[:u]
+				if reverse {
+					part = tc.labels[u:]
+				}
+				want := math.Inf(-1)
+				if tc.T == 0 && len(part) == 0 {
+					want = 0
+				} else if tc.T > 0 {
+					want = -bruteCTC(logp, tc.T, V, part)
+				}
+				if math.IsInf(want, -1) != math.IsInf(got[u], -1) || (!math.IsInf(want, -1) && math.Abs(got[u]-want) > 1e-5) {
+					t.Errorf("T=%d %v reverse=%v u=%d: got %v, want %v", tc.T, tc.labels, reverse, u, got[u], want)
+				}
+			}
+		}
+	}
+}
+
+// logSoftmaxF64 normalises x in place to log-probabilities.
+func logSoftmaxF64(x []float64) {
+	m := math.Inf(-1)
+	for _, v := range x {
+		m = math.Max(m, v)
+	}
+	var s float64
+	for _, v := range x {
+		s += math.Exp(v - m)
+	}
+	l := m + math.Log(s)
+	for i := range x {
+		x[i] -= l
+	}
+}

@@ -8,15 +8,19 @@ import (
 
 // TestStepMatchesTraining checks that the step decoder (Step, ForceAlign)
 // reproduces the teacher-forced training decoder's log-probabilities and
-// attention, with and without the window.
+// attention, with and without the window; ForceAlign attends as in training
+// even when decoding uses the window.
 func TestStepMatchesTraining(t *testing.T) {
 	const tol = 1e-12
 	const frames = 40
 	ids := []int{5, 3, 3, 7, 1, 9}
-	for _, window := range []bool{false, true} {
-		t.Run(map[bool]string{false: "full", true: "window"}[window], func(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		train, decode bool
+	}{{"full", false, false}, {"window", true, true}, {"force-align-full", false, true}} {
+		t.Run(tc.name, func(t *testing.T) {
 			cfg := smallConfig()
-			cfg.TrainWindow, cfg.DecodeWindow = window, window
+			cfg.TrainWindow, cfg.DecodeWindow = tc.train, tc.train
 			p := randParams(cfg, 70)
 			rng := rand.New(rand.NewPCG(71, 72))
 			feats := randVec(rng, frames*cfg.NumMel, 1)
@@ -52,6 +56,7 @@ func TestStepMatchesTraining(t *testing.T) {
 					}
 				}
 			}
+			m.Cfg.DecodeWindow = tc.decode
 			att := m.ForceAlign(enc, ids)
 			if len(att) != len(ids)+1 {
 				t.Fatalf("ForceAlign rows %d, want %d", len(att), len(ids)+1)
