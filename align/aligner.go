@@ -13,10 +13,13 @@ import (
 // Aligner times written transcripts against 16 kHz audio with a heed model:
 // it teacher-forces the transcript through the attention decoder, reads the
 // attention matrix and extracts the best monotonic path (MonotonicPath).
-// Audio longer than MaxPiece is first split at silences; the transcript is
-// divided between the pieces by recognising each piece and matching the
-// recognised characters to the transcript, so memory stays bounded by one
-// piece and time grows linearly with the audio.
+// Audio longer than MaxPiece is first split at silences into pieces of at
+// most MaxPiece/2 (the attention places words best well inside the length of
+// the utterances it was trained on); the transcript is divided between the
+// pieces by recognising each piece with the CTC head, matching the
+// recognised characters to the transcript and mending the seams by CTC
+// likelihood, so memory stays bounded by one piece and time grows linearly
+// with the audio.
 type Aligner struct {
 	Model *model.Bundle
 	// Options configures the path and word building. FrameSec is taken
@@ -31,8 +34,9 @@ type Aligner struct {
 	// encoder frame's start and the sound it stands for, measured on
 	// training utterances.
 	Offset float64
-	// MaxPiece is the longest audio aligned in one piece; MinPause the
-	// shortest silence a long recording is split at.
+	// MaxPiece is the longest audio aligned in one piece (longer audio is
+	// aligned in pieces of at most MaxPiece/2); MinPause the shortest
+	// silence a long recording is split at.
 	MaxPiece, MinPause time.Duration
 }
 
@@ -69,7 +73,7 @@ func (a *Aligner) Align(samples []float32, text string) ([]Word, *Detail, error)
 		words, det, err := a.alignPiece(samples, txt)
 		return words, det, err
 	}
-	pieces := SplitAtSilences(samples, rate, a.MaxPiece, a.MinPause)
+	pieces := SplitAtSilences(samples, rate, a.MaxPiece/2, a.MinPause)
 	ranges := a.assign(samples, pieces, txt)
 	var (
 		offsets []float64
@@ -211,10 +215,13 @@ func shift(words []Word, d, end float64) []Word {
 	return words
 }
 
-// assign divides the tokens of txt between the pieces: it recognises each
-// piece and finds where its characters best match the transcript, moving
-// forward through it. It returns a [lo, hi) token range per piece; the
-// ranges are consecutive and cover all tokens.
+// assign divides the tokens of txt between the pieces. It recognises each
+// piece with the CTC head and finds where its characters best match the
+// transcript, moving forward through it; then it moves each boundary between
+// two pieces by up to seamReach tokens to where the CTC head finds the two
+// pieces' texts most likely (CTCPrefixScores), which mends the seams where
+// recognition erred at a piece's edge. It returns a [lo, hi) token range per
+// piece; the ranges are consecutive and cover all tokens.
 func (a *Aligner) assign(samples []float32, pieces []Piece, txt *normalize.Text) [][2]int {
 	// Character stream of the transcript and the token each char ends.
 	var ref []byte
@@ -231,14 +238,17 @@ func (a *Aligner) assign(samples []float32, pieces []Piece, txt *normalize.Text)
 			}
 		}
 	}
+	V := a.Model.Net.Cfg.V()
+	post := make([]ctcPost, len(pieces))
 	ranges := make([][2]int, len(pieces))
 	pos, tok := 0, 0
 	for i, p := range pieces {
+		post[i] = a.ctcPosteriors(samples[p.Start:p.End])
 		if i == len(pieces)-1 {
 			ranges[i] = [2]int{tok, len(txt.Tokens)}
 			break
 		}
-		hyp := a.ctcText(samples[p.Start:p.End])
+		hyp := post[i].bestPath(V)
 		end := matchEnd(ref, pos, []byte(hyp))
 		next := tok
 		if end > pos {
@@ -251,24 +261,110 @@ func (a *Aligner) assign(samples []float32, pieces []Piece, txt *normalize.Text)
 		for pos = end; pos < len(ref) && tokEnd[pos] < tok; pos++ {
 		}
 	}
+	for i := 0; i+1 < len(pieces); i++ {
+		mendSeam(ranges[i:i+2], post[i:i+2], txt, V)
+	}
 	return ranges
 }
 
-// ctcText recognises samples by the CTC head's best path (the most likely
-// token of each frame, repeats merged, blanks dropped). Unlike the attention
-// decoder it does not lose its place on pieces longer than the utterances it
-// was trained on.
-func (a *Aligner) ctcText(samples []float32) string {
+// seamReach is how many tokens assign may move a boundary between pieces.
+const seamReach = 4
+
+// mendSeam moves the boundary between two consecutive token ranges r[0] and
+// r[1] (pieces with CTC posteriors post[0] and post[1]) by up to seamReach
+// tokens to where log P(text of r[0] | piece 0) + log P(text of r[1] |
+// piece 1) is largest. Ties keep the boundary nearest to where it was.
+func mendSeam(r [][2]int, post []ctcPost, txt *normalize.Text, V int) {
+	lo, b, hi := r[0][0], r[0][1], r[1][1]
+	c0, c1 := max(lo, b-seamReach), min(hi, b+seamReach)
+	if c0 == c1 {
+		return
+	}
+	// Labels of tokens lo..c1 and, for each candidate boundary c, how many
+	// of them lie before it; likewise for tokens c0..hi.
+	preIDs, preAt := tokenLabels(txt, lo, c1, c0)
+	sufIDs, sufAt := tokenLabels(txt, c0, hi, c0)
+	pre := model.CTCPrefixScores(post[0].logp, post[0].T, V, preIDs, false)
+	suf := model.CTCPrefixScores(post[1].logp, post[1].T, V, sufIDs, true)
+	dist := func(c int) int { return max(c-b, b-c) }
+	best, bestScore := b, math.Inf(-1)
+	for c := c0; c <= c1; c++ {
+		// The second piece's text starts after the space before token c.
+		u := sufAt[c-c0]
+		if u > 0 && u < len(sufIDs) && sufIDs[u] == spaceID {
+			u++
+		}
+		score := pre[preAt[c-c0]] + suf[u]
+		if score > bestScore || (score == bestScore && dist(c) < dist(best)) {
+			best, bestScore = c, score
+		}
+	}
+	r[0][1], r[1][0] = best, best
+}
+
+// spaceID is the vocabulary id of the space between words.
+var spaceID = func() int {
+	ids, err := model.Encode(" ")
+	if err != nil || len(ids) != 1 {
+		panic("align: the vocabulary has no space")
+	}
+	return ids[0]
+}()
+
+// tokenLabels returns the character ids of the spoken words of tokens
+// [lo, hi) of txt, words separated by spaces, and for each token boundary
+// c in [from, hi] how many ids come before it (a space between words counts
+// with the word after it).
+func tokenLabels(txt *normalize.Text, lo, hi, from int) (ids []int, at []int) {
+	var words []string
+	n := 0 // ids so far
+	for c := lo; c <= hi; c++ {
+		if c >= from {
+			at = append(at, n)
+		}
+		if c == hi {
+			break
+		}
+		for _, w := range txt.Tokens[c].Spoken {
+			if len(words) > 0 {
+				n++
+			}
+			n += len(w)
+			words = append(words, w)
+		}
+	}
+	ids, err := model.Encode(strings.Join(words, " "))
+	if err != nil {
+		panic("align: normalized text outside the vocabulary: " + err.Error())
+	}
+	return ids, at
+}
+
+// ctcPost holds the CTC head's log-posteriors of one piece: (T, V).
+type ctcPost struct {
+	logp []float32
+	T    int
+}
+
+// ctcPosteriors encodes samples and returns the CTC head's output.
+func (a *Aligner) ctcPosteriors(samples []float32) ctcPost {
 	feats, frames := a.Model.Features(samples)
 	if frames == 0 {
-		return ""
+		return ctcPost{}
 	}
 	enc := a.Model.Net.Encode(feats, frames)
-	V := a.Model.Net.Cfg.V()
+	return ctcPost{logp: enc.CTCLogProbs, T: enc.T}
+}
+
+// bestPath recognises by the CTC head's best path (the most likely token of
+// each frame, repeats merged, blanks dropped). Unlike the attention decoder
+// it does not lose its place on pieces longer than the utterances it was
+// trained on.
+func (p ctcPost) bestPath(V int) string {
 	var ids []int
 	prev := model.EOS
-	for t := 0; t < enc.T; t++ {
-		row := enc.CTCLogProbs[t*V : (t+1)*V]
+	for t := 0; t < p.T; t++ {
+		row := p.logp[t*V : (t+1)*V]
 		best := 0
 		for v := range row {
 			if row[v] > row[best] {

@@ -15,6 +15,7 @@ const (
 	pauseReach     = 0.02
 	edgeReach      = 0.06
 	minPauseFrames = 2
+	longPause      = 0.15 // a pause this long counts anywhere between two words' middles
 )
 
 // Refine moves the boundaries of aligned words to the audio's energy, at
@@ -78,28 +79,17 @@ func Refine(words []Word, samples []float32, rate int) {
 		if idx[k+1] != idx[k]+1 {
 			continue // an interpolated word lies between them
 		}
-		lo := toF(math.Max(a.End-pauseReach, mid(a)))
-		hi := toF(math.Min(b.Start+pauseReach, mid(b)))
 		sp0, sp1 := toF(a.End), toF(b.Start) // what the path gave the space
-		bestLo, bestLen := 0, 0
-		for f := lo; f < hi; {
-			if !quiet[f] {
-				f++
-				continue
-			}
-			g := f
-			for g < hi && quiet[g] {
-				g++
-			}
-			// A pause must meet the space; a quiet run inside a word
-			// (a stop's closure) does not.
-			if g-f > bestLen && g >= sp0 && f <= sp1 {
-				bestLo, bestLen = f, g-f
-			}
-			f = g
+		// A long pause anywhere between the words' middles, else a short
+		// one near the space.
+		at, n := longestQuiet(quiet, toF(mid(a)), toF(mid(b)), sp0, sp1)
+		if float64(n)*refineFrameSec < longPause {
+			lo := toF(math.Max(a.End-pauseReach, mid(a)))
+			hi := toF(math.Min(b.Start+pauseReach, mid(b)))
+			at, n = longestQuiet(quiet, lo, hi, sp0, sp1)
 		}
-		if bestLen >= minPauseFrames {
-			a.End, b.Start = toT(bestLo), toT(bestLo+bestLen)
+		if n >= minPauseFrames {
+			a.End, b.Start = toT(at), toT(at+n)
 		} else {
 			m := (a.End + b.Start) / 2
 			a.End, b.Start = m, m
@@ -125,6 +115,28 @@ func clampChars(w *Word) {
 		w.Chars[0].Start = w.Start
 		w.Chars[len(w.Chars)-1].End = w.End
 	}
+}
+
+// longestQuiet returns the start and length of the longest run of quiet
+// frames within [lo, hi) that meets [sp0, sp1]: a pause must meet the space
+// the path gave between two words, a quiet run inside a word (a stop's
+// closure) does not.
+func longestQuiet(quiet []bool, lo, hi, sp0, sp1 int) (at, n int) {
+	for f := lo; f < hi; {
+		if !quiet[f] {
+			f++
+			continue
+		}
+		g := f
+		for g < hi && quiet[g] {
+			g++
+		}
+		if g-f > n && g >= sp0 && f <= sp1 {
+			at, n = f, g-f
+		}
+		f = g
+	}
+	return at, n
 }
 
 // quietFrames marks each whole frame of fl samples that is quiet: more than

@@ -1,0 +1,65 @@
+package align
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/heed-asr/heed/align/normalize"
+	"github.com/heed-asr/heed/model"
+)
+
+func TestTokenLabels(t *testing.T) {
+	txt, err := normalize.Normalize("ab, 7 cd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Spoken: "ab" | "seven" | "cd".
+	ids, at := tokenLabels(txt, 0, 3, 1)
+	want, _ := model.Encode("ab seven cd")
+	if !slices.Equal(ids, want) {
+		t.Errorf("ids %v, want %v", ids, want)
+	}
+	if !slices.Equal(at, []int{2, 8, 11}) {
+		t.Errorf("boundaries %v, want [2 8 11]", at)
+	}
+}
+
+// peaked returns CTC log-posteriors (T, V) that spell text: each character
+// on two frames, a blank frame between characters.
+func peaked(text string) ctcPost {
+	ids, err := model.Encode(text)
+	if err != nil {
+		panic(err)
+	}
+	var seq []int
+	for _, id := range ids {
+		seq = append(seq, id, id, model.EOS)
+	}
+	V := model.VocabSize
+	p := ctcPost{logp: make([]float32, len(seq)*V), T: len(seq)}
+	for t, id := range seq {
+		row := p.logp[t*V : (t+1)*V]
+		for v := range row {
+			row[v] = float32(math.Log(0.01 / float64(V-1)))
+		}
+		row[id] = float32(math.Log(0.99))
+	}
+	return p
+}
+
+func TestMendSeam(t *testing.T) {
+	txt, err := normalize.Normalize("one two three four five six")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Piece 0 says "one two three four", piece 1 "five six".
+	post := []ctcPost{peaked("one two three four"), peaked("five six")}
+	for _, b := range []int{1, 2, 3, 5, 6} {
+		r := [][2]int{{0, b}, {b, 6}}
+		mendSeam(r, post, txt, model.VocabSize)
+		if r[0] != [2]int{0, 4} || r[1] != [2]int{4, 6} {
+			t.Errorf("boundary %d mended to %v, want [[0 4] [4 6]]", b, r)
+		}
+	}
+}
