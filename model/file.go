@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/heed-asr/heed/features"
 	"github.com/heed-asr/heed/model/charlm"
@@ -44,7 +45,26 @@ type TrainingInfo struct {
 type Bundle struct {
 	Meta Meta
 	Net  *Model
-	LM   *charlm.Model // nil when the file has no language model
+	// LM is the character language model: nil when there is none or, for
+	// a bundle read from a file, until LanguageModel has read it.
+	LM *charlm.Model
+
+	lmOnce sync.Once
+	lmLoad func() (*charlm.Model, error) // reads the file's LM; nil: none
+	lmErr  error
+}
+
+// LanguageModel returns the bundle's character language model, nil when it
+// has none. A model file's language model is read on first use, not by
+// LoadFile: only decoding with it needs it, and building its tables is most
+// of a model's loading time. It is safe for concurrent use.
+func (b *Bundle) LanguageModel() (*charlm.Model, error) {
+	b.lmOnce.Do(func() {
+		if b.LM == nil && b.lmLoad != nil {
+			b.LM, b.lmErr = b.lmLoad()
+		}
+	})
+	return b.LM, b.lmErr
 }
 
 // lmPrefix prefixes the language model's tensor names in a model file.
@@ -61,8 +81,12 @@ func (b *Bundle) Save(path string, dtype modelfile.DType) error {
 		out[i] = modelfile.Tensor{Name: t.Name, Shape: t.Shape, Data: t.Data}
 	}
 	b.Meta.LM = nil
-	if b.LM != nil {
-		h, lts := b.LM.Export(lmPrefix)
+	lm, err := b.LanguageModel()
+	if err != nil {
+		return err
+	}
+	if lm != nil {
+		h, lts := lm.Export(lmPrefix)
 		for i := range lts {
 			lts[i].Exact = true // packed keys and probabilities must stay exact
 		}
@@ -119,16 +143,19 @@ func fromFile(f *modelfile.File) (*Bundle, error) {
 	}
 	p := NewParams[float32](meta.Config)
 	ts := p.Tensors()
-	var lm *charlm.Model
+	var lmLoad func() (*charlm.Model, error)
 	lmTensors := 0
 	if meta.LM != nil {
-		var err error
-		lm, err = charlm.Import(*meta.LM, lmPrefix, f.Tensor)
-		if err != nil {
-			return nil, fmt.Errorf("model language model: %w", err)
-		}
-		if lm.Alphabet() != lmAlphabet() {
-			return nil, fmt.Errorf("model language model alphabet %q, want %q", lm.Alphabet(), lmAlphabet())
+		h := *meta.LM
+		lmLoad = func() (*charlm.Model, error) {
+			lm, err := charlm.Import(h, lmPrefix, f.Tensor)
+			if err != nil {
+				return nil, fmt.Errorf("model language model: %w", err)
+			}
+			if lm.Alphabet() != lmAlphabet() {
+				return nil, fmt.Errorf("model language model alphabet %q, want %q", lm.Alphabet(), lmAlphabet())
+			}
+			return lm, nil
 		}
 		for _, t := range f.Tensors {
 			if strings.HasPrefix(t.Name, lmPrefix) {
@@ -146,7 +173,7 @@ func fromFile(f *modelfile.File) (*Bundle, error) {
 		}
 		copy(t.Data, data)
 	}
-	return &Bundle{Meta: meta, Net: NewNet(p), LM: lm}, nil
+	return &Bundle{Meta: meta, Net: NewNet(p), lmLoad: lmLoad}, nil
 }
 
 // lmAlphabet is the runes of tokens 1..V-1 of the vocabulary, the alphabet

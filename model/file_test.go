@@ -54,13 +54,20 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if (got.LM != nil) != tc.lm || got.Meta.LMWeight != b.Meta.LMWeight {
-				t.Fatalf("LM loaded = %v, weight %g; want %v, %g", got.LM != nil, got.Meta.LMWeight, tc.lm, b.Meta.LMWeight)
+			if got.LM != nil {
+				t.Fatal("LoadFile read the language model; it is read on first use")
+			}
+			glm, err := got.LanguageModel()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (glm != nil) != tc.lm || got.Meta.LMWeight != b.Meta.LMWeight {
+				t.Fatalf("LM loaded = %v, weight %g; want %v, %g", glm != nil, got.Meta.LMWeight, tc.lm, b.Meta.LMWeight)
 			}
 			if tc.lm {
-				ctx := got.LM.Encode("the ca")
-				for tok := 0; tok < got.LM.V(); tok++ {
-					if a, w := got.LM.LogProb(ctx, tok), lm.LogProb(ctx, tok); a != w {
+				ctx := glm.Encode("the ca")
+				for tok := 0; tok < glm.V(); tok++ {
+					if a, w := glm.LogProb(ctx, tok), lm.LogProb(ctx, tok); a != w {
 						t.Fatalf("LM log p(%d | the ca) = %v after loading, want %v", tok, a, w)
 					}
 				}

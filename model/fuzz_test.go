@@ -10,8 +10,8 @@ import (
 
 // FuzzLoadBytes feeds LoadBytes model files whose container is valid (the
 // fuzzer mutates the header JSON and tensors, and the checksum is repaired)
-// as well as raw bytes. It must never panic; whatever loads must be
-// consistent.
+// as well as raw bytes. It must never panic, nor must reading the language
+// model of what loads; whatever loads must be consistent.
 func FuzzLoadBytes(f *testing.F) {
 	b := testBundle(f)
 	var buf bytes.Buffer
@@ -38,6 +38,7 @@ func FuzzLoadBytes(f *testing.F) {
 			if got.Meta.CMVN.Dim() != got.Net.Cfg.NumMel {
 				t.Fatalf("loaded CMVN of %d dims for %d mel bins", got.Meta.CMVN.Dim(), got.Net.Cfg.NumMel)
 			}
+			got.LanguageModel() // read on first use: an error, never a panic
 		}
 	})
 }

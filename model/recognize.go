@@ -54,10 +54,14 @@ func (b *Bundle) Recognize(samples []float32, opt DecodeOptions) *Recognition {
 	enc := b.Net.Encode(feats, frames)
 	r.Enc = enc
 	maxLen := MaxDecodeLen(enc)
-	if opt.LM == nil && b.LM != nil {
-		opt.LM = b.LM
-		if opt.LMWeight < 0 {
-			opt.LMWeight = b.Meta.LMWeight
+	if opt.LM == nil {
+		// A language model that does not load is left out; callers that
+		// must know call LanguageModel first.
+		if lm, err := b.LanguageModel(); err == nil && lm != nil {
+			opt.LM = lm
+			if opt.LMWeight < 0 {
+				opt.LMWeight = b.Meta.LMWeight
+			}
 		}
 	}
 	if opt.LM == nil || opt.LMWeight <= 0 {

@@ -57,7 +57,7 @@ Times are in seconds. -o writes the file atomically (temp file, then rename).`,
 				if args[0] == "-" && args[1] == "-" {
 					return usagef("AUDIO and TRANSCRIPT cannot both be standard input")
 				}
-				b, err := loadModel(*modelPath)
+				b, err := loadModel(*modelPath, false)
 				if err != nil {
 					return err
 				}

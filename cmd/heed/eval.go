@@ -54,7 +54,7 @@ JSON object per manifest and source instead of a table.`,
 				if *jobs < 1 {
 					return usagef("--jobs must be at least 1")
 				}
-				b, err := loadModel(*modelPath)
+				b, err := loadModel(*modelPath, args[0] == "asr")
 				if err != nil {
 					return err
 				}

@@ -53,8 +53,8 @@ func TestLM(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if b.LM == nil || b.Meta.LMWeight != 0.25 {
-			t.Errorf("%s: LM %v, weight %v; want an LM with weight 0.25", out, b.LM != nil, b.Meta.LMWeight)
+		if lm, err := b.LanguageModel(); err != nil || lm == nil || b.Meta.LMWeight != 0.25 {
+			t.Errorf("%s: LM %v (%v), weight %v; want an LM with weight 0.25", out, lm != nil, err, b.Meta.LMWeight)
 		}
 		for _, w := range []string{"-1", "0", "0.5"} {
 			tr := heed(t, "", "transcribe", "--model", out, "--lm-weight", w, wav)

@@ -55,7 +55,7 @@ is left.`,
 				if dec.Beam < 1 {
 					return usagef("--beam must be at least 1")
 				}
-				b, err := loadModel(*modelPath)
+				b, err := loadModel(*modelPath, dec.LMWeight != 0)
 				if err != nil {
 					return err
 				}

@@ -51,7 +51,7 @@ Without --model, heed uses its embedded English model.`,
 				if dec.Beam < 1 || dec.CTCWeight < 0 || dec.CTCWeight > 1 {
 					return usagef("--beam must be >= 1 and --ctc-weight in [0, 1]")
 				}
-				b, err := loadModel(*modelPath)
+				b, err := loadModel(*modelPath, dec.LMWeight != 0)
 				if err != nil {
 					return err
 				}
@@ -61,16 +61,26 @@ Without --model, heed uses its embedded English model.`,
 	})
 }
 
-// loadModel reads the model at path, or the embedded one when path is "".
-func loadModel(path string) (*model.Bundle, error) {
+// loadModel reads the model at path, or the embedded one when path is "",
+// and, when lm is set, its language model (which only recognition needs).
+func loadModel(path string, lm bool) (*model.Bundle, error) {
+	var b *model.Bundle
+	var err error
+	name := path
 	if path == "" {
-		b, err := english.Load()
-		if err != nil {
-			return nil, fmt.Errorf("embedded model: %w", err)
+		name = "embedded model"
+		if b, err = english.Load(); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		return b, nil
+	} else if b, err = model.LoadFile(path); err != nil {
+		return nil, err // LoadFile names the file
 	}
-	return model.LoadFile(path)
+	if lm {
+		if _, err := b.LanguageModel(); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return b, nil
 }
 
 // transcript is one file's result for output.
