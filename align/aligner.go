@@ -379,14 +379,26 @@ func (p ctcPost) bestPath(V int) string {
 	return model.Decode(ids)
 }
 
-// matchEnd returns the end position e in ref (e >= from) such that
-// ref[from:e] best matches hyp by edit distance (semi-global: all of hyp,
-// a prefix of ref[from:]). It looks at most 2*len(hyp)+50 characters ahead.
+// Costs of matchEnd's alignment: an edit (substitution, insertion or
+// deletion) and a transcript character skipped before the match starts.
+// Skipping is cheap so that a piece whose text starts later than the last
+// piece's match ended (a piece before it recognised too little) catches up
+// instead of falling further behind.
+const (
+	matchEdit = 10
+	matchSkip = 3
+)
+
+// matchEnd returns the end position e in ref (e >= from) such that a stretch
+// of ref[from:e] best matches hyp by edit distance, all of hyp against ref
+// from a start at most a little way past from (skipped characters cost
+// matchSkip, edits matchEdit). It looks at most 3*len(hyp)+100 characters
+// ahead.
 func matchEnd(ref []byte, from int, hyp []byte) int {
 	if len(hyp) == 0 {
 		return from
 	}
-	win := min(len(ref)-from, 2*len(hyp)+50)
+	win := min(len(ref)-from, 3*len(hyp)+100)
 	if win <= 0 {
 		return from
 	}
@@ -395,16 +407,16 @@ func matchEnd(ref []byte, from int, hyp []byte) int {
 	prev := make([]int, win+1)
 	cur := make([]int, win+1)
 	for j := range prev {
-		prev[j] = j
+		prev[j] = matchSkip * j
 	}
 	for i := 1; i <= len(hyp); i++ {
-		cur[0] = i
+		cur[0] = matchEdit * i
 		for j := 1; j <= win; j++ {
 			sub := prev[j-1]
 			if hyp[i-1] != r[j-1] {
-				sub++
+				sub += matchEdit
 			}
-			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
+			cur[j] = min(sub, prev[j]+matchEdit, cur[j-1]+matchEdit)
 		}
 		prev, cur = cur, prev
 	}

@@ -63,3 +63,27 @@ func TestMendSeam(t *testing.T) {
 		}
 	}
 }
+
+func TestMatchEnd(t *testing.T) {
+	ref := []byte("the cat sat on the mat and then it slept all day long")
+	tests := []struct {
+		name string
+		from int
+		hyp  string
+		want int // end position in ref
+	}{
+		{"exact", 0, "the cat sat", 11},
+		{"with errors", 0, "the kat sad on", 14},
+		{"from the middle", 12, "on the mat", 22},
+		// The text position lags the audio by three words: the match
+		// catches up instead of matching the wrong words.
+		{"catches up", 0, "on the mat and", 26},
+		{"empty", 5, "", 5},
+		{"past the end", len(ref), "day", len(ref)},
+	}
+	for _, tc := range tests {
+		if got := matchEnd(ref, tc.from, []byte(tc.hyp)); got != tc.want {
+			t.Errorf("%s: matchEnd(%d, %q) = %d (%q), want %d", tc.name, tc.from, tc.hyp, got, ref[:got], tc.want)
+		}
+	}
+}
