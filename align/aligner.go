@@ -73,32 +73,7 @@ func (a *Aligner) Align(samples []float32, text string) ([]Word, *Detail, error)
 		words, det, err := a.alignPiece(samples, txt)
 		return words, det, err
 	}
-	pieces := SplitAtSilences(samples, rate, a.MaxPiece/2, a.MinPause)
-	ranges := a.assign(samples, pieces, txt)
-	var (
-		offsets []float64
-		parts   [][]Word
-		first   *Detail
-	)
-	for i, p := range pieces {
-		lo, hi := ranges[i][0], ranges[i][1]
-		if lo == hi {
-			continue
-		}
-		sub := &normalize.Text{Tokens: txt.Tokens[lo:hi]}
-		words, det, err := a.alignPiece(samples[p.Start:p.End], sub)
-		if err != nil {
-			return nil, nil, err
-		}
-		start, _ := p.Seconds(rate)
-		if first == nil && det != nil {
-			det.Start = start
-			first = det
-		}
-		offsets = append(offsets, start)
-		parts = append(parts, words)
-	}
-	return Stitch(offsets, parts), first, nil
+	return a.alignLong(samples, txt)
 }
 
 // alignPiece aligns the tokens of txt to one piece of audio.
@@ -215,14 +190,28 @@ func shift(words []Word, d, end float64) []Word {
 	return words
 }
 
-// assign divides the tokens of txt between the pieces. It recognises each
-// piece with the CTC head and finds where its characters best match the
-// transcript, moving forward through it; then it moves each boundary between
-// two pieces by up to seamReach tokens to where the CTC head finds the two
-// pieces' texts most likely (CTCPrefixScores), which mends the seams where
-// recognition erred at a piece's edge. It returns a [lo, hi) token range per
-// piece; the ranges are consecutive and cover all tokens.
-func (a *Aligner) assign(samples []float32, pieces []Piece, txt *normalize.Text) [][2]int {
+// encodedPiece is one piece of a long recording, encoded once for both
+// the text assignment (its CTC posteriors) and the alignment.
+type encodedPiece struct {
+	samples []float32
+	feats   []float32
+	frames  int
+	enc     *model.Encoded // nil when the piece has no frames
+	post    ctcPost
+}
+
+// alignLong aligns audio longer than MaxPiece. It splits samples at
+// silences into pieces of at most MaxPiece/2 and divides the tokens of txt
+// between them: it recognises each piece with the CTC head and finds where
+// its characters best match the transcript, moving forward through it
+// (matchEnd); then it moves the boundary between two pieces by up to
+// seamReach tokens to where the CTC head finds the two pieces' texts most
+// likely (mendSeam), which mends the seams where recognition erred at a
+// piece's edge. Each piece is aligned as soon as both its seams are mended
+// and is encoded once, so at most two encoded pieces are held at a time.
+func (a *Aligner) alignLong(samples []float32, txt *normalize.Text) ([]Word, *Detail, error) {
+	const rate = 16000
+	pieces := SplitAtSilences(samples, rate, a.MaxPiece/2, a.MinPause)
 	// Character stream of the transcript and the token each char ends.
 	var ref []byte
 	var tokEnd []int // tokEnd[i]: token index that position i belongs to
@@ -239,32 +228,69 @@ func (a *Aligner) assign(samples []float32, pieces []Piece, txt *normalize.Text)
 		}
 	}
 	V := a.Model.Net.Cfg.V()
-	post := make([]ctcPost, len(pieces))
-	ranges := make([][2]int, len(pieces))
-	pos, tok := 0, 0
-	for i, p := range pieces {
-		post[i] = a.ctcPosteriors(samples[p.Start:p.End])
-		if i == len(pieces)-1 {
-			ranges[i] = [2]int{tok, len(txt.Tokens)}
-			break
+	encode := func(p Piece) *encodedPiece {
+		e := &encodedPiece{samples: samples[p.Start:p.End]}
+		e.feats, e.frames = a.Model.Features(e.samples)
+		if e.frames > 0 {
+			e.enc = a.Model.Net.Encode(e.feats, e.frames)
+			e.post = ctcPost{logp: e.enc.CTCLogProbs, T: e.enc.T}
 		}
-		hyp := post[i].bestPath(V)
-		end := matchEnd(ref, pos, []byte(hyp))
+		return e
+	}
+	// advance matches piece e's recognised text from character pos and
+	// returns the token after the last one matched (tok when nothing
+	// matched) and the character position after it.
+	advance := func(e *encodedPiece, pos, tok int) (int, int) {
+		end := matchEnd(ref, pos, []byte(e.post.bestPath(V)))
 		next := tok
 		if end > pos {
 			// The token holding the last matched character, completed.
 			next = tokEnd[end-1] + 1
 		}
-		ranges[i] = [2]int{tok, next}
-		tok = next
-		// Continue after the token.
-		for pos = end; pos < len(ref) && tokEnd[pos] < tok; pos++ {
+		for pos = end; pos < len(ref) && tokEnd[pos] < next; pos++ {
 		}
+		return next, pos
 	}
-	for i := 0; i+1 < len(pieces); i++ {
-		mendSeam(ranges[i:i+2], post[i:i+2], txt, V)
+	var (
+		offsets []float64
+		parts   [][]Word
+		first   *Detail
+	)
+	n := len(txt.Tokens)
+	cur := encode(pieces[0])
+	lo, hi, pos := 0, n, 0
+	if len(pieces) > 1 {
+		hi, pos = advance(cur, 0, 0)
 	}
-	return ranges
+	for i, p := range pieces {
+		var next *encodedPiece
+		nextHi := n
+		if i+1 < len(pieces) {
+			next = encode(pieces[i+1])
+			if i+2 < len(pieces) {
+				nextHi, pos = advance(next, pos, hi)
+			}
+			r := [][2]int{{lo, hi}, {hi, nextHi}}
+			mendSeam(r, []ctcPost{cur.post, next.post}, txt, V)
+			hi = r[0][1]
+		}
+		if lo < hi {
+			sub := &normalize.Text{Tokens: txt.Tokens[lo:hi]}
+			words, det, err := a.alignEncoded(cur.samples, cur.feats, cur.frames, cur.enc, sub)
+			if err != nil {
+				return nil, nil, err
+			}
+			start, _ := p.Seconds(rate)
+			if first == nil && det != nil {
+				det.Start = start
+				first = det
+			}
+			offsets = append(offsets, start)
+			parts = append(parts, words)
+		}
+		lo, hi, cur = hi, nextHi, next
+	}
+	return Stitch(offsets, parts), first, nil
 }
 
 // seamReach is how many tokens assign may move a boundary between pieces.
@@ -344,16 +370,6 @@ func tokenLabels(txt *normalize.Text, lo, hi, from int) (ids []int, at []int) {
 type ctcPost struct {
 	logp []float32
 	T    int
-}
-
-// ctcPosteriors encodes samples and returns the CTC head's output.
-func (a *Aligner) ctcPosteriors(samples []float32) ctcPost {
-	feats, frames := a.Model.Features(samples)
-	if frames == 0 {
-		return ctcPost{}
-	}
-	enc := a.Model.Net.Encode(feats, frames)
-	return ctcPost{logp: enc.CTCLogProbs, T: enc.T}
 }
 
 // bestPath recognises by the CTC head's best path (the most likely token of
