@@ -105,8 +105,9 @@ checkpoint's (the optimizer state is kept).`,
 							r.Schedule.Warmup = given.Schedule.Warmup
 						}
 						if set["decay"] {
-							r.Schedule.Decay = given.Schedule.Decay
-							r.Schedule.Total, r.Schedule.Final = given.Schedule.Total, given.Schedule.Final
+							// o.Run, not given: the cosine total is set below.
+							r.Schedule.Decay = o.Run.Schedule.Decay
+							r.Schedule.Total, r.Schedule.Final = o.Run.Schedule.Total, o.Run.Schedule.Final
 						}
 						if set["clip"] {
 							r.ClipNorm = given.ClipNorm

@@ -156,6 +156,27 @@ func TestTrain(t *testing.T) {
 		}
 	})
 
+	t.Run("resume with a new schedule", func(t *testing.T) {
+		// A resumed run may restart the learning rate: warm-up to update 5
+		// (already past), then cosine from 1e-3 to 1e-3/20 at update 7.
+		r := heed(t, "", "train", "--resume", "--out", out, "--decay", "cosine", "--warmup", "5", "--steps", "7", "--lr", "1e-3",
+			"--log-every", "1", "--eval-every", "0", "--batch-frames", "2000", "--workers", "1")
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		lr := map[int]float64{}
+		for _, rec := range trainLog(t, out) {
+			if rec["kind"] == "train" {
+				lr[int(rec["step"].(float64))], _ = rec["lr"].(float64)
+			}
+		}
+		for step, want := range map[int]float64{6: 5e-5 + (1e-3-5e-5)*0.5, 7: 5e-5} {
+			if math.Abs(lr[step]-want) > 1e-12 {
+				t.Errorf("update %d: lr %g, want %g", step, lr[step], want)
+			}
+		}
+	})
+
 	t.Run("interrupted", func(t *testing.T) {
 		// Ctrl-C cancels the context: train stops at once, still writes a
 		// checkpoint and exits 0; a resumed run then continues from it.
