@@ -70,25 +70,33 @@ func (a *Aligner) Align(samples []float32, text string) ([]Word, *Detail, error)
 	}
 	const rate = 16000
 	if time.Duration(len(samples))*time.Second/rate <= a.MaxPiece {
-		words, det, err := a.alignPiece(samples, txt)
-		return words, det, err
+		return a.alignEncoded(a.encode(samples), txt)
 	}
 	return a.alignLong(samples, txt)
 }
 
-// alignPiece aligns the tokens of txt to one piece of audio.
-func (a *Aligner) alignPiece(samples []float32, txt *normalize.Text) ([]Word, *Detail, error) {
-	feats, frames := a.Model.Features(samples)
-	var enc *model.Encoded
-	if frames > 0 {
-		enc = a.Model.Net.Encode(feats, frames)
-	}
-	return a.alignEncoded(samples, feats, frames, enc, txt)
+// encodedPiece is a piece of audio with its features and encoding, made
+// once for both the text assignment (CTC) and the alignment (attention).
+type encodedPiece struct {
+	samples []float32      // 16 kHz
+	feats   []float32      // (frames, NumMel)
+	frames  int            // feature frames
+	enc     *model.Encoded // nil when the piece has no frames
 }
 
-// alignEncoded aligns the tokens of txt to an encoded piece of audio
-// (16 kHz samples); enc is nil when the piece has no frames.
-func (a *Aligner) alignEncoded(samples, feats []float32, frames int, enc *model.Encoded, txt *normalize.Text) ([]Word, *Detail, error) {
+// encode computes the features and encoding of samples (16 kHz mono).
+func (a *Aligner) encode(samples []float32) *encodedPiece {
+	e := &encodedPiece{samples: samples}
+	e.feats, e.frames = a.Model.Features(samples)
+	if e.frames > 0 {
+		e.enc = a.Model.Net.Encode(e.feats, e.frames)
+	}
+	return e
+}
+
+// alignEncoded aligns the tokens of txt to an encoded piece of audio.
+func (a *Aligner) alignEncoded(p *encodedPiece, txt *normalize.Text) ([]Word, *Detail, error) {
+	samples, feats, frames, enc := p.samples, p.feats, p.frames, p.enc
 	b := a.Model
 	seconds := float64(len(samples)) / 16000
 	chars := Transcript(txt)
@@ -162,7 +170,7 @@ func (a *Aligner) Transcribe(samples []float32, dec model.DecodeOptions, timed b
 		if err != nil {
 			return "", nil, err
 		}
-		words, _, err := a.alignEncoded(samples[p.Start:p.End], r.Feats, r.Frames, r.Enc, txt)
+		words, _, err := a.alignEncoded(&encodedPiece{samples: samples[p.Start:p.End], feats: r.Feats, frames: r.Frames, enc: r.Enc}, txt)
 		if err != nil {
 			return "", nil, err
 		}
@@ -188,16 +196,6 @@ func shift(words []Word, d, end float64) []Word {
 		}
 	}
 	return words
-}
-
-// encodedPiece is one piece of a long recording, encoded once for both
-// the text assignment (its CTC posteriors) and the alignment.
-type encodedPiece struct {
-	samples []float32
-	feats   []float32
-	frames  int
-	enc     *model.Encoded // nil when the piece has no frames
-	post    ctcPost
 }
 
 // alignLong aligns audio longer than MaxPiece. It splits samples at
@@ -228,20 +226,11 @@ func (a *Aligner) alignLong(samples []float32, txt *normalize.Text) ([]Word, *De
 		}
 	}
 	V := a.Model.Net.Cfg.V()
-	encode := func(p Piece) *encodedPiece {
-		e := &encodedPiece{samples: samples[p.Start:p.End]}
-		e.feats, e.frames = a.Model.Features(e.samples)
-		if e.frames > 0 {
-			e.enc = a.Model.Net.Encode(e.feats, e.frames)
-			e.post = ctcPost{logp: e.enc.CTCLogProbs, T: e.enc.T}
-		}
-		return e
-	}
 	// advance matches piece e's recognised text from character pos and
 	// returns the token after the last one matched (tok when nothing
 	// matched) and the character position after it.
 	advance := func(e *encodedPiece, pos, tok int) (int, int) {
-		end := matchEnd(ref, pos, []byte(e.post.bestPath(V)))
+		end := matchEnd(ref, pos, []byte(ctcText(e.enc)))
 		next := tok
 		if end > pos {
 			// The token holding the last matched character, completed.
@@ -257,7 +246,7 @@ func (a *Aligner) alignLong(samples []float32, txt *normalize.Text) ([]Word, *De
 		first   *Detail
 	)
 	n := len(txt.Tokens)
-	cur := encode(pieces[0])
+	cur := a.encode(samples[pieces[0].Start:pieces[0].End])
 	lo, hi, pos := 0, n, 0
 	if len(pieces) > 1 {
 		hi, pos = advance(cur, 0, 0)
@@ -266,17 +255,17 @@ func (a *Aligner) alignLong(samples []float32, txt *normalize.Text) ([]Word, *De
 		var next *encodedPiece
 		nextHi := n
 		if i+1 < len(pieces) {
-			next = encode(pieces[i+1])
+			next = a.encode(samples[pieces[i+1].Start:pieces[i+1].End])
 			if i+2 < len(pieces) {
 				nextHi, pos = advance(next, pos, hi)
 			}
 			r := [][2]int{{lo, hi}, {hi, nextHi}}
-			mendSeam(r, []ctcPost{cur.post, next.post}, txt, V)
+			mendSeam(r, cur.enc, next.enc, txt, V)
 			hi = r[0][1]
 		}
 		if lo < hi {
 			sub := &normalize.Text{Tokens: txt.Tokens[lo:hi]}
-			words, det, err := a.alignEncoded(cur.samples, cur.feats, cur.frames, cur.enc, sub)
+			words, det, err := a.alignEncoded(cur, sub)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -297,10 +286,10 @@ func (a *Aligner) alignLong(samples []float32, txt *normalize.Text) ([]Word, *De
 const seamReach = 4
 
 // mendSeam moves the boundary between two consecutive token ranges r[0] and
-// r[1] (pieces with CTC posteriors post[0] and post[1]) by up to seamReach
+// r[1] (pieces encoded as e0 and e1, nil for no frames) by up to seamReach
 // tokens to where log P(text of r[0] | piece 0) + log P(text of r[1] |
 // piece 1) is largest. Ties keep the boundary nearest to where it was.
-func mendSeam(r [][2]int, post []ctcPost, txt *normalize.Text, V int) {
+func mendSeam(r [][2]int, e0, e1 *model.Encoded, txt *normalize.Text, V int) {
 	lo, b, hi := r[0][0], r[0][1], r[1][1]
 	c0, c1 := max(lo, b-seamReach), min(hi, b+seamReach)
 	if c0 == c1 {
@@ -310,8 +299,8 @@ func mendSeam(r [][2]int, post []ctcPost, txt *normalize.Text, V int) {
 	// of them lie before it; likewise for tokens c0..hi.
 	preIDs, preAt := tokenLabels(txt, lo, c1, c0)
 	sufIDs, sufAt := tokenLabels(txt, c0, hi, c0)
-	pre := model.CTCPrefixScores(post[0].logp, post[0].T, V, preIDs, false)
-	suf := model.CTCPrefixScores(post[1].logp, post[1].T, V, sufIDs, true)
+	pre := model.CTCPrefixScores(ctcLogProbs(e0), ctcFrames(e0), V, preIDs, false)
+	suf := model.CTCPrefixScores(ctcLogProbs(e1), ctcFrames(e1), V, sufIDs, true)
 	dist := func(c int) int { return max(c-b, b-c) }
 	best, bestScore := b, math.Inf(-1)
 	for c := c0; c <= c1; c++ {
@@ -366,31 +355,37 @@ func tokenLabels(txt *normalize.Text, lo, hi, from int) (ids []int, at []int) {
 	return ids, at
 }
 
-// ctcPost holds the CTC head's log-posteriors of one piece: (T, V).
-type ctcPost struct {
-	logp []float32
-	T    int
+// ctcLogProbs and ctcFrames are the CTC head's output (T, V) of e and its T;
+// none for a piece without frames (nil e).
+func ctcLogProbs(e *model.Encoded) []float32 {
+	if e == nil {
+		return nil
+	}
+	return e.CTCLogProbs
 }
 
-// bestPath recognises by the CTC head's best path (the most likely token of
-// each frame, repeats merged, blanks dropped). Unlike the attention decoder
-// it does not lose its place on pieces longer than the utterances it was
-// trained on.
-func (p ctcPost) bestPath(V int) string {
+func ctcFrames(e *model.Encoded) int {
+	if e == nil {
+		return 0
+	}
+	return e.T
+}
+
+// ctcText recognises by the CTC head's best path (the most likely token of
+// each frame, repeats merged, blanks dropped); "" for a nil e. Unlike the
+// attention decoder it does not lose its place on pieces longer than the
+// utterances it was trained on.
+func ctcText(e *model.Encoded) string {
+	if e == nil {
+		return ""
+	}
 	var ids []int
 	prev := model.EOS
-	for t := 0; t < p.T; t++ {
-		row := p.logp[t*V : (t+1)*V]
-		best := 0
-		for v := range row {
-			if row[v] > row[best] {
-				best = v
-			}
+	for _, id := range model.CTCBest(e) {
+		if id != prev && id != model.EOS {
+			ids = append(ids, id)
 		}
-		if best != prev && best != model.EOS {
-			ids = append(ids, best)
-		}
-		prev = best
+		prev = id
 	}
 	return model.Decode(ids)
 }

@@ -25,9 +25,9 @@ func TestTokenLabels(t *testing.T) {
 	}
 }
 
-// peaked returns CTC log-posteriors (T, V) that spell text: each character
+// peaked returns an encoding whose CTC log-posteriors (T, V) spell text: each character
 // on two frames, a blank frame between characters.
-func peaked(text string) ctcPost {
+func peaked(text string) *model.Encoded {
 	ids, err := model.Encode(text)
 	if err != nil {
 		panic(err)
@@ -37,9 +37,9 @@ func peaked(text string) ctcPost {
 		seq = append(seq, id, id, model.EOS)
 	}
 	V := model.VocabSize
-	p := ctcPost{logp: make([]float32, len(seq)*V), T: len(seq)}
+	p := &model.Encoded{CTCLogProbs: make([]float32, len(seq)*V), T: len(seq)}
 	for t, id := range seq {
-		row := p.logp[t*V : (t+1)*V]
+		row := p.CTCLogProbs[t*V : (t+1)*V]
 		for v := range row {
 			row[v] = float32(math.Log(0.01 / float64(V-1)))
 		}
@@ -54,10 +54,10 @@ func TestMendSeam(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Piece 0 says "one two three four", piece 1 "five six".
-	post := []ctcPost{peaked("one two three four"), peaked("five six")}
+	e0, e1 := peaked("one two three four"), peaked("five six")
 	for _, b := range []int{1, 2, 3, 5, 6} {
 		r := [][2]int{{0, b}, {b, 6}}
-		mendSeam(r, post, txt, model.VocabSize)
+		mendSeam(r, e0, e1, txt, model.VocabSize)
 		if r[0] != [2]int{0, 4} || r[1] != [2]int{4, 6} {
 			t.Errorf("boundary %d mended to %v, want [[0 4] [4 6]]", b, r)
 		}

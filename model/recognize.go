@@ -105,19 +105,27 @@ func (d beamDecoder) Step(prev int, logp []float32) beam.Decoder {
 // twice the encoder frames. Without a cap an undertrained decoder that has
 // not learned to stop repeats itself until it runs out of room.
 func MaxDecodeLen(enc *Encoded) int {
-	V := len(enc.CTCLogProbs) / max(1, enc.T)
 	nonBlank := 0
-	for t := 0; t < enc.T; t++ {
-		row := enc.CTCLogProbs[t*V : (t+1)*V]
-		best := 0
-		for v := range row {
-			if row[v] > row[best] {
-				best = v
-			}
-		}
-		if best != EOS {
+	for _, id := range CTCBest(enc) {
+		if id != EOS {
 			nonBlank++
 		}
 	}
 	return min(2*enc.T+5, max(int(1.5*float64(nonBlank))+10, enc.T/3))
+}
+
+// CTCBest returns the CTC head's most likely token for each of enc's T
+// frames (EOS is the blank).
+func CTCBest(enc *Encoded) []int {
+	V := len(enc.CTCLogProbs) / max(1, enc.T)
+	best := make([]int, enc.T)
+	for t := range best {
+		row := enc.CTCLogProbs[t*V : (t+1)*V]
+		for v := range row {
+			if row[v] > row[best[t]] {
+				best[t] = v
+			}
+		}
+	}
+	return best
 }
