@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -244,4 +245,95 @@ func LoadDict(path string) (map[string]bool, error) {
 		return nil, fmt.Errorf("corpus: reading %s: %w", path, err)
 	}
 	return dict, nil
+}
+
+// ParseProse splits a plain-text document into paragraphs for
+// SplitSentences: paragraphs are separated by blank lines and their lines
+// joined with single spaces. Dictionary markup as in the dictd databases of
+// Debian's dict-gcide, dict-devil and dict-jargon is removed: bracketed
+// notes ("[1913 Webster]", "[Obs.]", etymologies), pronunciations between
+// backslashes, cross-reference braces (the word inside is kept), and
+// attributions from "--" to the end of the line. A paragraph whose first
+// line starts at the left margin and holds a pronunciation (a headword
+// line: `Affect \Af*fect"\, v. t.`) is split after that line, so that
+// what is left of it does not run into the definition. Enumeration marks
+// ("1.", "(a)", "(2)") are dropped.
+func ParseProse(r io.Reader) ([]string, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	var out []string
+	var cur []string
+	head := false // cur[0] is a headword line
+	flush := func() {
+		if len(cur) == 0 {
+			return
+		}
+		text := stripMarkup(strings.Join(cur, "\n"))
+		parts := []string{text}
+		if head {
+			parts = strings.SplitN(text, "\n", 2)
+		}
+		for _, p := range parts {
+			if p = strings.Join(slices.DeleteFunc(strings.Fields(p), isEnumMark), " "); p != "" {
+				out = append(out, p)
+			}
+		}
+		cur, head = cur[:0], false
+	}
+	for sc.Scan() {
+		line := sc.Text()
+		t := strings.TrimSpace(line)
+		if t == "" {
+			flush()
+			continue
+		}
+		if len(cur) == 0 && line[0] != ' ' && line[0] != '\t' && strings.Contains(t, "\\") {
+			head = true
+		}
+		if k := strings.Index(t, "--"); k >= 0 && k+2 < len(t) && unicode.IsUpper(rune(t[k+2])) {
+			t = t[:k] // "--Milton."
+		}
+		cur = append(cur, t)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	flush()
+	return out, nil
+}
+
+// isEnumMark reports whether a word is an enumeration mark: digits and a
+// period ("12."), or one or two letters or digits in parentheses ("(a)").
+func isEnumMark(w string) bool {
+	if n := len(w); n >= 2 && w[n-1] == '.' {
+		return strings.Trim(w[:n-1], "0123456789") == ""
+	}
+	if n := len(w); n >= 3 && n <= 4 && w[0] == '(' && w[n-1] == ')' {
+		return strings.IndexFunc(w[1:n-1], func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) < 0
+	}
+	return false
+}
+
+// stripMarkup removes the spans "[...]" and "\...\" and the braces of
+// "{...}" from s. An unclosed span runs to the end of s.
+func stripMarkup(s string) string {
+	var b strings.Builder
+	depth := 0 // inside [...]
+	pron := false
+	for _, r := range s {
+		switch {
+		case r == '[':
+			depth++
+		case r == ']' && depth > 0:
+			depth--
+		case depth > 0:
+		case r == '\\':
+			pron = !pron
+		case pron:
+		case r == '{' || r == '}':
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

@@ -205,3 +205,28 @@ func TestBuildPrompts(t *testing.T) {
 		t.Errorf("%d train, %d dev prompts", len(train), len(dev))
 	}
 }
+
+func TestParseProse(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     []string
+	}{
+		{"paragraphs", "One line\nand the next.\n\n\nSecond.\n", []string{"One line and the next.", "Second."}},
+		{"gcide entry", "Affect \\Af*fect\"\\, v. t. [imp. & p. p.\n   {Affected}.]\n   1. To act upon; to produce an {effect}.\n      [1913 Webster]\n\n            The climate affected their health. --Macaulay.\n      [1913 Webster]\n",
+			[]string{"Affect , v. t.", "To act upon; to produce an effect.", "The climate affected their health."}},
+		{"enumerations", "(a) A band of linen. (12) Twelve 12. x.", []string{"A band of linen. Twelve x."}},
+		{"unclosed bracket", "Text [never closed\nmore", []string{"Text"}},
+		{"empty", "", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ParseProse(strings.NewReader(tc.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -86,10 +86,7 @@ func (b *Bundle) Save(path string, dtype modelfile.DType) error {
 		return err
 	}
 	if lm != nil {
-		h, lts := lm.Export(lmPrefix)
-		for i := range lts {
-			lts[i].Exact = true // packed keys and probabilities must stay exact
-		}
+		h, lts := lm.Export(lmPrefix) // small integers and probabilities: f16 is fine
 		b.Meta.LM = &h
 		out = append(out, lts...)
 	}
@@ -188,7 +185,8 @@ func lmAlphabet() string {
 
 // TrainLM trains a character n-gram language model of the given order on
 // lines of spoken-form text, over the network's alphabet, for shallow
-// fusion in beam search.
-func TrainLM(lines []string, order int) (*charlm.Model, error) {
-	return charlm.TrainConfig(lines, charlm.Config{Alphabet: lmAlphabet(), Order: order, PruneAbove: 3, MinCount: 2})
+// fusion in beam search. N-grams longer than 3 characters seen fewer than
+// minCount times are pruned (minCount ≤ 1 keeps all).
+func TrainLM(lines []string, order, minCount int) (*charlm.Model, error) {
+	return charlm.TrainConfig(lines, charlm.Config{Alphabet: lmAlphabet(), Order: order, PruneAbove: 3, MinCount: minCount})
 }

@@ -51,6 +51,8 @@ type options struct {
 	devFrac    float64
 	testGlued  int
 	worker     bool
+	lmText     string
+	lmProse    string
 }
 
 func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
@@ -70,6 +72,8 @@ func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.Float64Var(&o.aug, "aug", 0.5, "share of training utterances augmented")
 	fs.Float64Var(&o.devFrac, "dev-fraction", 0.03, "share of prompts (by hash of the text) reserved for dev")
 	fs.IntVar(&o.testGlued, "fsdd-test-strings", 200, "glued digit strings in fsdd_test_strings.jsonl")
+	fs.StringVar(&o.lmText, "lm-text", "", "write the text for heed lm to this `file` (training prompts and -lm-prose sentences, dev left out) and stop; needs no espeak-ng")
+	fs.StringVar(&o.lmProse, "lm-prose", defaultProse, "comma-separated prose `files` for -lm-text (.dz/.gz read compressed)")
 	fs.BoolVar(&o.worker, "worker", false, "internal: run as a worker process on a chunk of jobs read from stdin")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: heed-corpus -out DIR [flags]\n\nBuilds heed's training corpus (see the package doc of cmd/heed-corpus).\n\nFlags:\n")
@@ -111,6 +115,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	if o.lmText != "" {
+		return writeLMText(&o, stderr)
 	}
 	if o.out == "" {
 		return fmt.Errorf("%w: -out is required", errUsage)

@@ -137,14 +137,14 @@ func spellNumber(tok string) (string, bool) {
 // numberWords spells n as words.
 func numberWords(n int) string { return normalize.SpokenForm(strconv.Itoa(n)) }
 
-// makePlan builds the deterministic plan for o.
-func makePlan(o *options) (*plan, error) {
-	rng := rand.New(rand.NewPCG(o.seed, 0x706c616e))
+// buildPrompts reads the prompts of the corpus that o describes, split
+// into train and dev.
+func buildPrompts(o *options) (train, dev []corpus.Prompt, err error) {
 	files, err := corpus.FortuneFiles(o.fortunes)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	trainP, devP, err := corpus.BuildPrompts(corpus.PromptConfig{
+	return corpus.BuildPrompts(corpus.PromptConfig{
 		FortuneFiles:  files,
 		Dict:          o.dict,
 		Numbers:       spellNumber,
@@ -157,6 +157,12 @@ func makePlan(o *options) (*plan, error) {
 		DevFraction:   o.devFrac,
 		Seed:          o.seed,
 	})
+}
+
+// makePlan builds the deterministic plan for o.
+func makePlan(o *options) (*plan, error) {
+	rng := rand.New(rand.NewPCG(o.seed, 0x706c616e))
+	trainP, devP, err := buildPrompts(o)
 	if err != nil {
 		return nil, err
 	}

@@ -36,6 +36,7 @@ always stays exact), halving the file.`,
 			out := fs.String("out", "", "output model file (required; written atomically)")
 			order := fs.Int("order", 6, "n-gram order in characters")
 			weight := fs.Float64("weight", 0.3, "fusion weight stored with the model")
+			minCount := fs.Int("min-count", 2, "prune n-grams longer than 3 characters seen fewer times than this (1: keep all); raise it to keep a model from a large text small")
 			exclude := fs.String("exclude", "", "manifests (comma-separated) whose texts are left out")
 			dtype := fs.String("dtype", "f32", "network storage: f32 or f16")
 			return func(ctx context.Context, e *env, args []string) error {
@@ -47,6 +48,9 @@ always stays exact), halving the file.`,
 				}
 				if *order < 1 || *order > 10 {
 					return usagef("--order must be in 1..10")
+				}
+				if *minCount < 1 {
+					return usagef("--min-count must be at least 1")
 				}
 				dt := modelfile.F32
 				switch *dtype {
@@ -87,7 +91,7 @@ always stays exact), halving the file.`,
 						lines = append(lines, l)
 					}
 				}
-				lm, err := model.TrainLM(lines, *order)
+				lm, err := model.TrainLM(lines, *order, *minCount)
 				if err != nil {
 					return err
 				}

@@ -41,10 +41,11 @@
 //
 // A model is two hash maps from packed token sequences (each token + 1 in
 // ⌈log2(V+1)⌉ bits, oldest in the high bits) to float32: α per n-gram and
-// γ per context. Export and Import turn them into modelfile tensors; those
-// must be stored as F32, since F16 would round the probabilities and the
-// packed keys. A query costs at most 2N map lookups: stored contexts are
+// γ per context. A query costs at most 2N map lookups: stored contexts are
 // suffix-closed, so the lookup stops at the first context not stored.
+// Export and Import turn the maps into modelfile tensors laid out as a trie
+// (see Export): small integers and probabilities, about 4 bytes per n-gram
+// and 8 per context in a float16 file.
 package charlm
 
 import (
@@ -358,10 +359,13 @@ func TrainConfig(lines []string, cfg Config) (*Model, error) {
 	return m, nil
 }
 
-// closeContexts makes the stored contexts suffix-closed: for every stored
-// context of j ≥ 1 tokens, its last j−1 tokens are stored too (with γ = 1
-// and no n-grams if pruning removed them, which leaves every probability
-// unchanged). A lookup can then stop at the first missing context.
+// closeContexts makes the stored contexts closed under dropping their
+// oldest token (suffix-closed, so that a lookup can stop at the first
+// missing context) and their newest token (prefix-closed, so that Export
+// can store contexts as a trie). A context added this way gets γ = 1 and
+// no n-grams, which leaves every probability unchanged. Contexts of n−1
+// tokens only add contexts of n−2 tokens, so one pass from the longest
+// down closes them all.
 func (m *Model) closeContexts() {
 	for n := m.order; n >= 2; n-- {
 		var missing []uint64
@@ -370,8 +374,11 @@ func (m *Model) closeContexts() {
 				continue
 			}
 			suffix := h & lowMask(uint(n-2)*m.bits)
-			if _, ok := m.backoff[suffix]; !ok {
-				missing = append(missing, suffix)
+			prefix := h >> m.bits
+			for _, c := range [2]uint64{suffix, prefix} {
+				if _, ok := m.backoff[c]; !ok {
+					missing = append(missing, c)
+				}
 			}
 		}
 		for _, h := range missing {

@@ -426,10 +426,12 @@ func TestExportImport(t *testing.T) {
 		}(), "lm.", f.Tensor},
 		{"smoothing", func() Header { h := h2; h.Smoothing = "witten-bell"; return h }(), "lm.", f.Tensor},
 		{"alphabet dup", func() Header { h := h2; h.Alphabet = "aab"; return h }(), "lm.", f.Tensor},
-		{"fractional key", h2, "lm.", corrupt("lm.ngram.3.key", func(d []float32) { d[0] += 0.5 })},
-		{"zero slot", h2, "lm.", corrupt("lm.ngram.2.key", func(d []float32) { d[0] = 1 })},
-		{"token out of range", h2, "lm.", corrupt("lm.ngram.1.key", func(d []float32) { d[0] = 31 })},
-		{"duplicate key", h2, "lm.", corrupt("lm.ngram.4.key", func(d []float32) { copy(d[:1], d[1:2]) })},
+		{"unknown layout", func() Header { h := h2; h.Layout = "hash"; return h }(), "lm.", f.Tensor},
+		{"fractional count", h2, "lm.", corrupt("lm.ngram.3.children", func(d []float32) { d[0] += 0.5 })},
+		{"counts too many", h2, "lm.", corrupt("lm.context.3.children", func(d []float32) { d[0]++ })},
+		{"zero token", h2, "lm.", corrupt("lm.ngram.2.token", func(d []float32) { d[0] = 0 })},
+		{"token out of range", h2, "lm.", corrupt("lm.ngram.1.token", func(d []float32) { d[0] = 31 })},
+		{"tokens not increasing", h2, "lm.", corrupt("lm.ngram.1.token", func(d []float32) { d[1] = d[0] })},
 		{"prob > 1", h2, "lm.", corrupt("lm.ngram.5.prob", func(d []float32) { d[2] = 1.5 })},
 		{"NaN backoff", h2, "lm.", corrupt("lm.context.2.backoff", func(d []float32) { d[0] = float32(math.NaN()) })},
 	}
@@ -439,6 +441,63 @@ func TestExportImport(t *testing.T) {
 				t.Fatal("Import succeeded, want error")
 			}
 		})
+	}
+}
+
+// TestExportF16 checks that a float16 file, which rounds α and γ, scores
+// text almost exactly as the model it came from.
+func TestExportF16(t *testing.T) {
+	m := Train(opticks(t)[:800], 7)
+	hdr, ts := m.Export("lm.")
+	var buf bytes.Buffer
+	if err := modelfile.Write(&buf, hdr, ts, modelfile.F16); err != nil {
+		t.Fatal(err)
+	}
+	f, err := modelfile.ReadBytes(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m2, err := Import(hdr, "lm.", f.Tensor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	test := opticks(t)[900:950]
+	p1, _ := m.Perplexity(test)
+	p2, _ := m2.Perplexity(test)
+	if math.Abs(p2/p1-1) > 1e-3 {
+		t.Errorf("perplexity %g from the float16 file, %g before", p2, p1)
+	}
+	t.Logf("%d n-grams, float16 file %d bytes; perplexity %.5f vs %.5f", sum(m.NumNGrams()), buf.Len(), p2, p1)
+}
+
+// TestImportPacked reads testdata/legacy.heedlm, a model of order 4 trained
+// on opticks lines 0-99 and exported in the packed-key layout used before
+// LayoutTrie: it must score text exactly as the same model trained now.
+func TestImportPacked(t *testing.T) {
+	f, err := modelfile.ReadFile("testdata/legacy.heedlm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h Header
+	if err := json.Unmarshal(f.Header, &h); err != nil {
+		t.Fatal(err)
+	}
+	if h.Layout != "" {
+		t.Fatalf("fixture layout %q, want the packed layout", h.Layout)
+	}
+	old, err := Import(h, "lm.", f.Tensor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := Train(opticks(t)[:100], 4)
+	if !reflect.DeepEqual(old.prob, m.prob) {
+		t.Error("n-gram tables differ")
+	}
+	test := opticks(t)[900:950]
+	p1, _ := m.Perplexity(test)
+	p2, _ := old.Perplexity(test)
+	if p1 != p2 {
+		t.Errorf("perplexity %g from the packed file, %g trained now", p2, p1)
 	}
 }
 

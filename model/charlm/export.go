@@ -11,45 +11,42 @@ import (
 // Smoothing names the estimator in Header.Smoothing.
 const Smoothing = "interpolated-modified-kneser-ney"
 
+// LayoutTrie names the tensor layout that Export writes (Header.Layout).
+// Files from before it (Layout "") stored packed keys and are still read.
+const LayoutTrie = "trie"
+
 // Header describes an exported model; it is JSON-encodable for a model
 // file header. The tensors it refers to are listed in Export.
 type Header struct {
-	Alphabet  string       `json:"alphabet"`  // runes of tokens 1..V−1
-	Order     int          `json:"order"`     // N
-	Smoothing string       `json:"smoothing"` // always Smoothing
-	Discounts [][3]float64 `json:"discounts"` // per order 1..N, informational
-	NGrams    []int        `json:"ngrams"`    // stored n-grams per order 1..N
-	Contexts  []int        `json:"contexts"`  // stored contexts per order 1..N
+	Alphabet  string       `json:"alphabet"`         // runes of tokens 1..V−1
+	Order     int          `json:"order"`            // N
+	Smoothing string       `json:"smoothing"`        // always Smoothing
+	Layout    string       `json:"layout,omitempty"` // LayoutTrie, or "" for packed keys
+	Discounts [][3]float64 `json:"discounts"`        // per order 1..N, informational
+	NGrams    []int        `json:"ngrams"`           // stored n-grams per order 1..N
+	Contexts  []int        `json:"contexts"`         // stored contexts per order 1..N
 }
 
-// keyChunkBits is the number of key bits per float32 element: integers
-// below 2^24 are exact in float32.
-const keyChunkBits = 24
-
-// keyChunks returns how many float32 elements hold a key of n tokens.
-func (m *Model) keyChunks(n int) int {
-	c := (n*int(m.bits) + keyChunkBits - 1) / keyChunkBits
-	if c < 1 {
-		c = 1
-	}
-	return c
-}
-
-// Export returns the model as a header and tensors named prefix + one of,
-// for each order n = 1..N:
+// Export returns the model as a header and tensors laid out as a trie.
+// Let C_n be the stored contexts of order n (n−1 tokens; C_1 is the empty
+// context) and G_n the stored n-grams, each sorted by packed key, so that
+// the entries sharing a parent (the sequence without its newest token) are
+// adjacent and in the parent's order. For each order n = 1..N the tensors,
+// named prefix + one of, are:
 //
-//	ngram.<n>.key      (NGrams[n−1], k(n))    packed n-gram keys
-//	ngram.<n>.prob     (NGrams[n−1])          α
-//	context.<n>.key    (Contexts[n−1], k(n−1)) packed context keys
-//	context.<n>.backoff (Contexts[n−1])        γ
+//	context.<n>.children (C_{n−1})  contexts in C_n under each of C_{n−1} (n ≥ 2)
+//	context.<n>.token    (C_n)      newest token + 1 of each context (n ≥ 2)
+//	context.<n>.backoff  (C_n)      γ
+//	ngram.<n>.children   (C_n)      n-grams in G_n under each context
+//	ngram.<n>.token      (G_n)      newest token + 1 of each n-gram
+//	ngram.<n>.prob       (G_n)      α
 //
-// where k(j) = max(1, ⌈j·⌈log2(V+1)⌉/24⌉) and each key is split into
-// 24-bit pieces, least significant first, stored exactly as float32
-// integers. Keys are in increasing order. Store the tensors as
-// modelfile.F32: F16 would corrupt keys and probabilities.
+// Counts and tokens are integers of at most V, exact in float16; α and γ
+// are rounded to half precision in a float16 file (relative error at most
+// 2⁻¹¹, far below what changes a decision in beam search).
 func (m *Model) Export(prefix string) (Header, []modelfile.Tensor) {
 	h := Header{
-		Alphabet: string(m.alphabet), Order: m.order, Smoothing: Smoothing,
+		Alphabet: string(m.alphabet), Order: m.order, Smoothing: Smoothing, Layout: LayoutTrie,
 		Discounts: append([][3]float64(nil), m.discounts...),
 		NGrams:    m.NumNGrams(), Contexts: m.NumContexts(),
 	}
@@ -64,15 +61,53 @@ func (m *Model) Export(prefix string) (Header, []modelfile.Tensor) {
 		}
 		return out
 	}
-	probs, ctxs := byOrder(m.prob, false), byOrder(m.backoff, true)
+	grams, ctxs := byOrder(m.prob, false), byOrder(m.backoff, true)
 	var ts []modelfile.Tensor
+	add := func(name string, data []float32) {
+		ts = append(ts, modelfile.Tensor{Name: fmt.Sprintf("%s%s", prefix, name), Shape: []int{len(data)}, Data: data})
+	}
 	for n := 1; n <= m.order; n++ {
-		ts = append(ts, m.keyTensor(fmt.Sprintf("%sngram.%d.key", prefix, n), probs[n-1], m.keyChunks(n)))
-		ts = append(ts, valueTensor(fmt.Sprintf("%sngram.%d.prob", prefix, n), probs[n-1], m.prob))
-		ts = append(ts, m.keyTensor(fmt.Sprintf("%scontext.%d.key", prefix, n), ctxs[n-1], m.keyChunks(n-1)))
-		ts = append(ts, valueTensor(fmt.Sprintf("%scontext.%d.backoff", prefix, n), ctxs[n-1], m.backoff))
+		if n >= 2 {
+			add(fmt.Sprintf("context.%d.children", n), m.children(ctxs[n-2], ctxs[n-1]))
+			add(fmt.Sprintf("context.%d.token", n), m.newest(ctxs[n-1]))
+		}
+		add(fmt.Sprintf("context.%d.backoff", n), values(ctxs[n-1], m.backoff))
+		add(fmt.Sprintf("ngram.%d.children", n), m.children(ctxs[n-1], grams[n-1]))
+		add(fmt.Sprintf("ngram.%d.token", n), m.newest(grams[n-1]))
+		add(fmt.Sprintf("ngram.%d.prob", n), values(grams[n-1], m.prob))
 	}
 	return h, ts
+}
+
+// children counts, for each of the sorted parents, the sorted keys whose
+// parent (key without its newest token) it is.
+func (m *Model) children(parents, keys []uint64) []float32 {
+	out := make([]float32, len(parents))
+	i := 0
+	for _, k := range keys {
+		for parents[i] != k>>m.bits {
+			i++ // both sorted; every parent is stored (closeContexts)
+		}
+		out[i]++
+	}
+	return out
+}
+
+// newest returns the newest token slot (token + 1) of each key.
+func (m *Model) newest(keys []uint64) []float32 {
+	out := make([]float32, len(keys))
+	for i, k := range keys {
+		out[i] = float32(k & m.slot)
+	}
+	return out
+}
+
+func values(keys []uint64, mp map[uint64]float32) []float32 {
+	out := make([]float32, len(keys))
+	for i, k := range keys {
+		out[i] = mp[k]
+	}
+	return out
 }
 
 // keyLen returns the number of tokens packed in key.
@@ -80,28 +115,10 @@ func (m *Model) keyLen(key uint64) int {
 	return (bits.Len64(key) + int(m.bits) - 1) / int(m.bits)
 }
 
-func (m *Model) keyTensor(name string, keys []uint64, chunks int) modelfile.Tensor {
-	data := make([]float32, 0, len(keys)*chunks)
-	for _, k := range keys {
-		for c := 0; c < chunks; c++ {
-			data = append(data, float32(k>>(uint(c)*keyChunkBits)&(1<<keyChunkBits-1)))
-		}
-	}
-	return modelfile.Tensor{Name: name, Shape: []int{len(keys), chunks}, Data: data}
-}
-
-func valueTensor(name string, keys []uint64, mp map[uint64]float32) modelfile.Tensor {
-	data := make([]float32, len(keys))
-	for i, k := range keys {
-		data[i] = mp[k]
-	}
-	return modelfile.Tensor{Name: name, Shape: []int{len(keys)}, Data: data}
-}
-
 // Import rebuilds a model from a header and its tensors, fetched by name and
 // expected shape through tensor (for example (*modelfile.File).Tensor).
-// prefix must match the one given to Export. Every key and value is
-// validated; errors wrap the lookup's error where there is one.
+// prefix must match the one given to Export. Every count, token and value
+// is validated; errors wrap the lookup's error where there is one.
 func Import(h Header, prefix string, tensor func(name string, shape ...int) ([]float32, error)) (*Model, error) {
 	if h.Smoothing != Smoothing {
 		return nil, fmt.Errorf("charlm: import: smoothing %q, want %q", h.Smoothing, Smoothing)
@@ -113,18 +130,26 @@ func Import(h Header, prefix string, tensor func(name string, shape ...int) ([]f
 	if len(h.NGrams) != h.Order || len(h.Contexts) != h.Order {
 		return nil, fmt.Errorf("charlm: import: header lists %d/%d orders, want %d", len(h.NGrams), len(h.Contexts), h.Order)
 	}
+	for n := 0; n < h.Order; n++ {
+		if h.NGrams[n] < 0 || h.Contexts[n] < 0 || (n == 0 && h.Contexts[0] > 1) {
+			return nil, fmt.Errorf("charlm: import: bad counts for order %d", n+1)
+		}
+	}
 	m.discounts = append([][3]float64(nil), h.Discounts...)
 	m.ngrams = append([]int(nil), h.NGrams...)
 	m.contexts = append([]int(nil), h.Contexts...)
-	m.prob = make(map[uint64]float32)
-	m.backoff = make(map[uint64]float32)
-	for n := 1; n <= m.order; n++ {
-		if err := m.importPart(tensor, fmt.Sprintf("%sngram.%d", prefix, n), ".prob", h.NGrams[n-1], n, m.prob); err != nil {
-			return nil, err
-		}
-		if err := m.importPart(tensor, fmt.Sprintf("%scontext.%d", prefix, n), ".backoff", h.Contexts[n-1], n-1, m.backoff); err != nil {
-			return nil, err
-		}
+	m.prob = make(map[uint64]float32, sumInts(h.NGrams))
+	m.backoff = make(map[uint64]float32, sumInts(h.Contexts))
+	switch h.Layout {
+	case LayoutTrie:
+		err = m.importTrie(h, prefix, tensor)
+	case "":
+		err = m.importPacked(h, prefix, tensor)
+	default:
+		err = fmt.Errorf("charlm: import: unknown layout %q", h.Layout)
+	}
+	if err != nil {
+		return nil, err
 	}
 	for h := range m.backoff {
 		if n := m.keyLen(h); n >= 1 {
@@ -134,6 +159,136 @@ func Import(h Header, prefix string, tensor func(name string, shape ...int) ([]f
 		}
 	}
 	return m, nil
+}
+
+func sumInts(xs []int) int {
+	s := 0
+	for _, x := range xs {
+		s += x
+	}
+	return s
+}
+
+// importTrie reads the layout that Export writes.
+func (m *Model) importTrie(h Header, prefix string, tensor func(string, ...int) ([]float32, error)) error {
+	get := func(name string, n int) ([]float32, error) {
+		d, err := tensor(fmt.Sprintf("%s%s", prefix, name), n)
+		if err != nil {
+			return nil, fmt.Errorf("charlm: import: %w", err)
+		}
+		return d, nil
+	}
+	var parents []uint64 // contexts of the previous order
+	for n := 1; n <= m.order; n++ {
+		var ctxs []uint64
+		if n == 1 {
+			ctxs = make([]uint64, h.Contexts[0]) // the empty context, key 0
+		} else {
+			counts, err := get(fmt.Sprintf("context.%d.children", n), len(parents))
+			if err != nil {
+				return err
+			}
+			toks, err := get(fmt.Sprintf("context.%d.token", n), h.Contexts[n-1])
+			if err != nil {
+				return err
+			}
+			if ctxs, err = m.expand(fmt.Sprintf("context.%d", n), parents, counts, toks); err != nil {
+				return err
+			}
+		}
+		gammas, err := get(fmt.Sprintf("context.%d.backoff", n), len(ctxs))
+		if err != nil {
+			return err
+		}
+		if err := store(fmt.Sprintf("context.%d.backoff", n), ctxs, gammas, m.backoff); err != nil {
+			return err
+		}
+		counts, err := get(fmt.Sprintf("ngram.%d.children", n), len(ctxs))
+		if err != nil {
+			return err
+		}
+		toks, err := get(fmt.Sprintf("ngram.%d.token", n), h.NGrams[n-1])
+		if err != nil {
+			return err
+		}
+		grams, err := m.expand(fmt.Sprintf("ngram.%d", n), ctxs, counts, toks)
+		if err != nil {
+			return err
+		}
+		alphas, err := get(fmt.Sprintf("ngram.%d.prob", n), len(grams))
+		if err != nil {
+			return err
+		}
+		if err := store(fmt.Sprintf("ngram.%d.prob", n), grams, alphas, m.prob); err != nil {
+			return err
+		}
+		parents = ctxs
+	}
+	return nil
+}
+
+// expand returns the keys parent<<bits | token for each parent and its
+// counts[i] tokens, checking that counts are whole, add up to len(toks),
+// and that each parent's tokens are valid and strictly increasing.
+func (m *Model) expand(name string, parents []uint64, counts, toks []float32) ([]uint64, error) {
+	V := float32(m.V())
+	keys := make([]uint64, 0, len(toks))
+	for i, p := range parents {
+		c := counts[i]
+		if !(c >= 0 && c <= V) || c != float32(math.Trunc(float64(c))) || len(keys)+int(c) > len(toks) {
+			return nil, fmt.Errorf("charlm: import %s: bad child count %g at %d", name, c, i)
+		}
+		last := float32(0)
+		for range int(c) {
+			t := toks[len(keys)]
+			if !(t > last && t <= V) || t != float32(math.Trunc(float64(t))) {
+				return nil, fmt.Errorf("charlm: import %s: bad token %g at %d", name, t, len(keys))
+			}
+			last = t
+			keys = append(keys, p<<m.bits|uint64(t))
+		}
+	}
+	if len(keys) != len(toks) {
+		return nil, fmt.Errorf("charlm: import %s: child counts add up to %d, want %d", name, len(keys), len(toks))
+	}
+	return keys, nil
+}
+
+// store puts vals[i] under keys[i] in dst, checking each is in [0, 1].
+func store(name string, keys []uint64, vals []float32, dst map[uint64]float32) error {
+	for i, k := range keys {
+		if v := vals[i]; !(v >= 0 && v <= 1) {
+			return fmt.Errorf("charlm: import %s: entry %d: value %g outside [0, 1]", name, i, v)
+		}
+		dst[k] = vals[i]
+	}
+	return nil
+}
+
+// keyChunkBits is the number of key bits per float32 element in the packed
+// layout: integers below 2^24 are exact in float32.
+const keyChunkBits = 24
+
+// keyChunks returns how many float32 elements hold a key of n tokens in the
+// packed layout.
+func (m *Model) keyChunks(n int) int {
+	return max(1, (n*int(m.bits)+keyChunkBits-1)/keyChunkBits)
+}
+
+// importPacked reads the layout of files written before LayoutTrie: for
+// each order n, ngram.<n>.key (G_n, k(n)) and context.<n>.key (C_n,
+// k(n−1)) hold every key split into 24-bit pieces, least significant
+// first, beside ngram.<n>.prob and context.<n>.backoff.
+func (m *Model) importPacked(h Header, prefix string, tensor func(string, ...int) ([]float32, error)) error {
+	for n := 1; n <= m.order; n++ {
+		if err := m.importPart(tensor, fmt.Sprintf("%sngram.%d", prefix, n), ".prob", h.NGrams[n-1], n, m.prob); err != nil {
+			return err
+		}
+		if err := m.importPart(tensor, fmt.Sprintf("%scontext.%d", prefix, n), ".backoff", h.Contexts[n-1], n-1, m.backoff); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // importPart loads one key tensor and its value tensor of count entries,
