@@ -25,7 +25,7 @@ func TestBuildDeterministic(t *testing.T) {
 	base := filepath.Dir(o.out)
 	args := func(out string, jobs string) []string {
 		return []string{"-out", out, "-fortunes", o.fortunes, "-dict", o.dict, "-flite", "", "-fsdd", "",
-			"-hours", "0.02", "-dev-minutes", "0.3", "-dev-fraction", "0.2", "-jobs", jobs, "-seed", "5"}
+			"-hours", "0.02", "-noisy-hours", "0.01", "-dev-minutes", "0.3", "-dev-fraction", "0.2", "-jobs", jobs, "-seed", "5"}
 	}
 	outs := []string{filepath.Join(base, "c1"), filepath.Join(base, "c2")}
 	for i, jobs := range []string{"1", "2"} {
@@ -37,7 +37,7 @@ func TestBuildDeterministic(t *testing.T) {
 			t.Errorf("no summary on stderr:\n%s", stderr.String())
 		}
 	}
-	for _, set := range []string{setTrain, setDev, setDevNoisy} {
+	for _, set := range []string{setTrain, setTrainNoisy, setDev, setDevNoisy} {
 		m1, err := corpus.ReadManifest(filepath.Join(outs[0], set+".jsonl"))
 		if err != nil {
 			t.Fatal(err)

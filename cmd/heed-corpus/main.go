@@ -9,7 +9,8 @@
 //	go build -tags espeak ./cmd/heed-corpus
 //	heed-corpus -out /work/corpus -hours 20
 //
-// It writes OUT/train.jsonl, OUT/dev.jsonl (clean synthetic speech of
+// It writes OUT/train.jsonl, OUT/train_noisy.jsonl (more training
+// utterances, each with noise at 0-20 dB SNR), OUT/dev.jsonl (clean synthetic speech of
 // sentences and espeak voices never used in training), OUT/dev_noisy.jsonl
 // (the dev utterances with noise at 10 dB SNR), OUT/fsdd_test.jsonl and
 // OUT/fsdd_test_strings.jsonl (FSDD test takes 0-4, single digits and
@@ -51,6 +52,7 @@ type options struct {
 	devFrac    float64
 	testGlued  int
 	worker     bool
+	noisyHours float64
 	lmText     string
 	lmProse    string
 }
@@ -69,6 +71,7 @@ func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&o.flite, "flite", "flite", "flite `binary` (\"\" to leave flite out)")
 	fs.Float64Var(&o.fliteShare, "flite-share", 0.1, "share of training hours spoken by flite")
 	fs.Float64Var(&o.fsddShare, "fsdd-share", 0.05, "share of training hours from FSDD recordings")
+	fs.Float64Var(&o.noisyHours, "noisy-hours", 4, "hours of extra noisy training audio (train_noisy.jsonl: espeak with noise at 0-20 dB SNR)")
 	fs.Float64Var(&o.aug, "aug", 0.5, "share of training utterances augmented")
 	fs.Float64Var(&o.devFrac, "dev-fraction", 0.03, "share of prompts (by hash of the text) reserved for dev")
 	fs.IntVar(&o.testGlued, "fsdd-test-strings", 200, "glued digit strings in fsdd_test_strings.jsonl")
@@ -122,7 +125,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.out == "" {
 		return fmt.Errorf("%w: -out is required", errUsage)
 	}
-	if o.hours < 0 || o.devMinutes < 0 || o.jobs < 1 || o.fliteShare < 0 || o.fsddShare < 0 || o.fliteShare+o.fsddShare > 1 || o.aug < 0 || o.aug > 1 || o.devFrac <= 0 || o.devFrac >= 1 || o.testGlued < 0 {
+	if o.hours < 0 || o.noisyHours < 0 || o.devMinutes < 0 || o.jobs < 1 || o.fliteShare < 0 || o.fsddShare < 0 || o.fliteShare+o.fsddShare > 1 || o.aug < 0 || o.aug > 1 || o.devFrac <= 0 || o.devFrac >= 1 || o.testGlued < 0 {
 		return fmt.Errorf("%w: flag value out of range", errUsage)
 	}
 	if !haveEspeak {

@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/heed-asr/heed/corpus"
 )
 
 // TestMain lets the test binary act as heed-corpus when it re-executes
@@ -50,7 +52,7 @@ func testSources(t *testing.T) *options {
 	}
 	o := &options{}
 	fs := newFlagSet(o, &bytes.Buffer{})
-	if err := fs.Parse([]string{"-out", filepath.Join(dir, "out"), "-fortunes", fdir, "-dict", dict, "-flite", "", "-fsdd", "", "-hours", "0.05", "-dev-minutes", "0.5", "-dev-fraction", "0.2"}); err != nil {
+	if err := fs.Parse([]string{"-out", filepath.Join(dir, "out"), "-fortunes", fdir, "-dict", dict, "-flite", "", "-fsdd", "", "-hours", "0.05", "-noisy-hours", "0.01", "-dev-minutes", "0.5", "-dev-fraction", "0.2"}); err != nil {
 		t.Fatal(err)
 	}
 	return o
@@ -102,6 +104,29 @@ func TestPlan(t *testing.T) {
 	}
 	if got := est[setDev]; got < 30 || got > 50 {
 		t.Errorf("dev estimate %.1f s, want about 30", got)
+	}
+	for _, j := range p1.jobs {
+		if j.Set != setTrainNoisy {
+			continue
+		}
+		if !trainText[j.Text] && corpus.IsDev(j.Text, o.devFrac) {
+			t.Errorf("noisy training job %d speaks dev text %q", j.ID, j.Text)
+		}
+		if a := j.Aug; a.Noise == "" || a.SNR < 0 || a.SNR > 20 || a.Speed != 0 || a.RT60 != 0 || a.Telephone || a.GainDB != 0 {
+			t.Errorf("noisy training job %d: augmentation %+v, want noise only", j.ID, a)
+		}
+	}
+	if got := est[setTrainNoisy]; got < 0.01*3600 || got > 0.01*3600+20 {
+		t.Errorf("noisy training estimate %.1f s, want about %.1f", got, 0.01*3600)
+	}
+	// The other sets do not depend on -noisy-hours.
+	o.noisyHours = 0
+	p3, err := makePlan(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(p3.jobs, p1.jobs[:len(p3.jobs)]) {
+		t.Error("-noisy-hours changes the other sets")
 	}
 	train, dev := voiceCombos()
 	if len(dev) == 0 || len(train) < 5*len(dev) {

@@ -17,6 +17,7 @@ const rate = 16000
 // Output sets, one manifest each.
 const (
 	setTrain       = "train"
+	setTrainNoisy  = "train_noisy"
 	setDev         = "dev"
 	setDevNoisy    = "dev_noisy"
 	setFSDDTest    = "fsdd_test"
@@ -24,7 +25,7 @@ const (
 )
 
 // allSets lists the sets in manifest-writing order.
-var allSets = []string{setTrain, setDev, setDevNoisy, setFSDDTest, setFSDDStrings}
+var allSets = []string{setTrain, setTrainNoisy, setDev, setDevNoisy, setFSDDTest, setFSDDStrings}
 
 // Sources, the manifest "source" field.
 const (
@@ -72,7 +73,7 @@ func voiceCombos() (train, dev [][2]string) {
 // planning time or seeded by Seed, so any worker produces the same audio.
 type job struct {
 	ID     int
-	Set    string // setTrain, setDev (which also writes setDevNoisy), setFSDDTest, setFSDDStrings
+	Set    string // setTrain, setTrainNoisy, setDev (which also writes setDevNoisy), setFSDDTest, setFSDDStrings
 	Source string
 	Text   string
 	Voice  corpus.EspeakVoice // espeak
@@ -179,7 +180,7 @@ func makePlan(o *options) (*plan, error) {
 		}
 	}
 	trainVoices, devVoices := voiceCombos()
-	espeakVoice := func(combos [][2]string) corpus.EspeakVoice {
+	espeakVoiceFrom := func(rng *rand.Rand, combos [][2]string) corpus.EspeakVoice {
 		c := combos[rng.IntN(len(combos))]
 		return corpus.EspeakVoice{
 			Name: c[0], Variant: c[1],
@@ -189,6 +190,7 @@ func makePlan(o *options) (*plan, error) {
 			Volume: 55 + rng.IntN(21),
 		}
 	}
+	espeakVoice := func(combos [][2]string) corpus.EspeakVoice { return espeakVoiceFrom(rng, combos) }
 	add := func(j job) {
 		j.ID = len(p.jobs)
 		j.Seed = rng.Uint64()
@@ -278,6 +280,19 @@ func makePlan(o *options) (*plan, error) {
 	// Babble sources: training prompts in training voices.
 	for i := range numBabble {
 		p.babble = append(p.babble, job{Source: srcEspeak, Text: trainP[len(trainP)-1-i%len(trainP)].Text, Voice: espeakVoice(trainVoices)})
+	}
+
+	// Noisy training copies: random training prompts in training voices
+	// with one noise (white, pink, brown or babble) at 0-20 dB SNR and
+	// nothing else, drawn from their own random stream so that the other
+	// sets do not depend on -noisy-hours.
+	nrng := rand.New(rand.NewPCG(o.seed, 0x6e6f697379))
+	for sum := 0.0; sum < o.noisyHours*3600; {
+		j := job{Set: setTrainNoisy, Source: srcEspeak, Text: trainP[nrng.IntN(len(trainP))].Text, Voice: espeakVoiceFrom(nrng, trainVoices)}
+		j.Aug = corpus.AugSpec{Noise: noises[nrng.IntN(len(noises))], SNR: float64(nrng.IntN(21)), Seed: nrng.Uint64()}
+		j.Est = estimateEspeak(j.Text, j.Voice)
+		sum += j.Est
+		add(j)
 	}
 	return p, nil
 }

@@ -315,7 +315,7 @@ func build(ctx context.Context, o *options, args []string, stderr io.Writer) err
 	trainJobs := 0
 	for i, r := range results {
 		j := p.jobs[i]
-		if j.Set == setTrain {
+		if j.Set == setTrain || j.Set == setTrainNoisy {
 			trainJobs++
 		}
 		if r == nil || r.ID != i {
@@ -323,7 +323,7 @@ func build(ctx context.Context, o *options, args []string, stderr io.Writer) err
 		}
 		if r.Err != "" {
 			failed = append(failed, r.Err)
-			if j.Set != setTrain {
+			if j.Set != setTrain && j.Set != setTrainNoisy {
 				return fmt.Errorf("%s job failed: %s", j.Set, r.Err)
 			}
 			continue
@@ -367,7 +367,7 @@ func notice(args []string) string {
 Built by heed-corpus (github.com/heed-asr/heed/cmd/heed-corpus) with the
 arguments: ` + "`" + strings.Join(args, " ") + "`" + `
 
-Manifests: train.jsonl, dev.jsonl, dev_noisy.jsonl, fsdd_test.jsonl,
+Manifests: train.jsonl, train_noisy.jsonl, dev.jsonl, dev_noisy.jsonl, fsdd_test.jsonl,
 fsdd_test_strings.jsonl (format: package github.com/heed-asr/heed/corpus).
 
 Sources:

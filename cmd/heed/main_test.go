@@ -221,6 +221,7 @@ func TestUsageErrors(t *testing.T) {
 		{name: "train no train", args: []string{"train", "--out", "d"}, code: 2, stderr: []string{"--train is required"}},
 		{name: "train extra argument", args: []string{"train", "--out", "d", "--train", "m.jsonl", "extra"}, code: 2, stderr: []string{`"extra"`}},
 		{name: "train resume and init", args: []string{"train", "--out", "d", "--resume", "--init", "m.heed"}, code: 2, stderr: []string{"exclude"}},
+		{name: "train new data without resume", args: []string{"train", "--out", "d", "--train", "x.jsonl", "--new-data"}, code: 2, stderr: []string{"--new-data needs"}},
 		{name: "train bad config", args: []string{"train", "--out", "d", "--train", "m.jsonl", "--enc-hidden", "0"}, code: 2, stderr: []string{"enc_hidden"}},
 		{name: "train bad dropout", args: []string{"train", "--out", "d", "--train", "m.jsonl", "--dropout", "1.5"}, code: 2, stderr: []string{"dropout"}},
 		{name: "train log-every 0", args: []string{"train", "--out", "d", "--train", "m.jsonl", "--log-every", "0"}, code: 2, stderr: []string{"--log-every"}},

@@ -30,7 +30,10 @@ A checkpoint is written every --checkpoint-every, at the end, and on Ctrl-C.
 --resume continues exactly where the last checkpoint stopped: the network
 and training settings are taken from the checkpoint, except that --lr,
 --warmup, --decay, --clip and --specaug, when given, replace the
-checkpoint's (the optimizer state is kept).`,
+checkpoint's (the optimizer state is kept). With --new-data, --resume
+accepts training manifests other than the checkpoint's (say, more noisy
+speech added late): weights, optimizer and schedule carry on, and a new
+pass begins over the new data.`,
 		Flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			var trainList, dev, out string
 			var resume bool
@@ -40,6 +43,7 @@ checkpoint's (the optimizer state is kept).`,
 			fs.StringVar(&dev, "dev", "", "dev manifest for CER/WER during training")
 			fs.StringVar(&out, "out", "", "output directory (created if missing)")
 			fs.BoolVar(&resume, "resume", false, "continue from DIR/checkpoint.heed")
+			fs.BoolVar(&o.NewData, "new-data", false, "with --resume: train on the --train manifests even though they differ from the checkpoint's")
 			fs.StringVar(&o.Init, "init", "", "start from this model file's weights (fine-tuning) instead of random ones")
 			steps := fs.Int("steps", 0, "stop after this many updates in all (0: no limit)")
 			dur := fs.Duration("time", 0, "stop after this much training time in this run, e.g. 2h (0: no limit)")
@@ -75,6 +79,9 @@ checkpoint's (the optimizer state is kept).`,
 				}
 				if err := cfg.Validate(); err != nil {
 					return usagef("%v", err)
+				}
+				if o.NewData && (!resume || trainList == "") {
+					return usagef("--new-data needs --resume and --train")
 				}
 				if resume && o.Init != "" {
 					return usagef("--resume and --init exclude each other")

@@ -177,6 +177,32 @@ func TestTrain(t *testing.T) {
 		}
 	})
 
+	t.Run("resume on new data", func(t *testing.T) {
+		// A manifest with one utterance more than the checkpoint's.
+		ls := lines(string(readAll(t, m)))
+		m2 := filepath.Join(filepath.Dir(m), "more.jsonl")
+		if err := os.WriteFile(m2, []byte(strings.Join(append(ls, ls[0]), "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args := []string{"train", "--resume", "--train", m2, "--out", out, "--steps", "8", "--log-every", "1", "--eval-every", "0", "--batch-frames", "2000", "--workers", "1"}
+		r := heed(t, "", args...)
+		if r.code != 1 || !strings.Contains(r.stderr, "--new-data") {
+			t.Fatalf("other data without --new-data: exit %d, stderr:\n%s", r.code, r.stderr)
+		}
+		r = heed(t, "", append(args, "--new-data")...)
+		if r.code != 0 || !strings.Contains(r.stderr, "new training data") {
+			t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+		}
+		if got := trainSteps(trainLog(t, out)); got[len(got)-1] != 8 {
+			t.Errorf("train records end at step %d, want 8", got[len(got)-1])
+		}
+		// The checkpoint now names the new data: a plain resume works.
+		r = heed(t, "", "train", "--resume", "--out", out, "--steps", "9", "--eval-every", "0", "--batch-frames", "2000", "--workers", "1")
+		if r.code != 0 {
+			t.Fatalf("plain resume after --new-data: exit %d: %s", r.code, r.stderr)
+		}
+	})
+
 	t.Run("interrupted", func(t *testing.T) {
 		// Ctrl-C cancels the context: train stops at once, still writes a
 		// checkpoint and exits 0; a resumed run then continues from it.

@@ -71,6 +71,14 @@ type LM interface {
 	Score(st LMState, tok int) (logp float32, next LMState)
 }
 
+// AllScorer is an LM that can score every token after a state at once
+// (V = len(logp) tokens), more cheaply than V calls of Score; Search uses
+// it when the LM has it. logp[tok] and next[tok] must equal what
+// Score(st, tok) returns.
+type AllScorer interface {
+	ScoreAll(st LMState, logp []float64, next []LMState)
+}
+
 // Options controls Search. The zero value is not usable: Beam must be set.
 type Options struct {
 	// Beam is the number of hypotheses kept per step (≥ 1) and the maximum
@@ -227,7 +235,9 @@ func Search(start Decoder, ctcLogProbs []float32, T, V int, lm LM, opt Options) 
 			if useAtt {
 				h.decNext = h.dec.Step(h.last, logp)
 			}
-			if useLM {
+			if all, ok := lm.(AllScorer); useLM && ok {
+				all.ScoreAll(h.lmSt, lmLogp, lmNext)
+			} else if useLM {
 				for tok := 0; tok < V; tok++ {
 					lp, nx := lm.Score(h.lmSt, tok)
 					lmLogp[tok], lmNext[tok] = float64(lp), nx

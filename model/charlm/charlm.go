@@ -39,10 +39,12 @@
 //
 // # Storage
 //
-// A model is two hash maps from packed token sequences (each token + 1 in
-// ⌈log2(V+1)⌉ bits, oldest in the high bits) to float32: α per n-gram and
-// γ per context. A query costs at most 2N map lookups: stored contexts are
-// suffix-closed, so the lookup stops at the first context not stored.
+// Token sequences are packed into uint64 keys (each token + 1 in
+// ⌈log2(V+1)⌉ bits, oldest in the high bits). Each order keeps its
+// contexts in a sorted array with their γ, and each context's n-grams as a
+// contiguous run of (token, α). A query costs at most N binary searches:
+// stored contexts are suffix-closed, so the lookup stops at the first
+// context not stored; ScoreAll scores all V tokens for the same cost.
 // Export and Import turn the maps into modelfile tensors laid out as a trie
 // (see Export): small integers and probabilities, about 4 bytes per n-gram
 // and 8 per context in a float16 file.
@@ -52,6 +54,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -94,18 +97,70 @@ type Model struct {
 	slot     uint64 // mask of one token slot
 	stMask   uint64 // mask of the N−1 slots kept as LM state
 
-	prob      map[uint64]float32 // packed n-gram → α
-	backoff   map[uint64]float32 // packed context → γ; the empty context is key 0
-	discounts [][3]float64       // per order 1..N: D(1), D(2), D(3+)
-	ngrams    []int              // kept n-grams per order 1..N
-	contexts  []int              // kept contexts per order 1..N
+	levels []level // per order 1..N, built by freeze
+
+	// While training or reading the packed layout, before freeze:
+	prob    map[uint64]float32 // packed n-gram → α
+	backoff map[uint64]float32 // packed context → γ; the empty context is key 0
+
+	discounts [][3]float64 // per order 1..N: D(1), D(2), D(3+)
+	ngrams    []int        // kept n-grams per order 1..N
+	contexts  []int        // kept contexts per order 1..N
+}
+
+// level holds the contexts of one order n (n−1 tokens each) and their
+// n-grams, in arrays sorted by packed key: a context is found by binary
+// search, its n-grams are a contiguous run.
+type level struct {
+	ctx   []uint64  // (C) sorted packed context keys
+	gamma []float32 // (C) γ of each context
+	off   []uint32  // (C+1) the n-grams of context i are tok[off[i]:off[i+1]]
+	tok   []uint8   // (G) newest token + 1 of each n-gram, increasing per context
+	alpha []float32 // (G) α of each n-gram
+}
+
+// find returns the index of context key h in lv, or −1.
+func (lv *level) find(h uint64) int {
+	if i, ok := slices.BinarySearch(lv.ctx, h); ok {
+		return i
+	}
+	return -1
+}
+
+// freeze moves the maps prob and backoff into sorted levels and drops
+// them.
+func (m *Model) freeze() {
+	m.levels = make([]level, m.order)
+	for _, h := range sortedKeys(m.backoff) {
+		lv := &m.levels[m.keyLen(h)] // a context of j tokens belongs to order j+1
+		lv.ctx = append(lv.ctx, h)
+		lv.gamma = append(lv.gamma, m.backoff[h])
+	}
+	keys := sortedKeys(m.prob)
+	for n := 1; n <= m.order; n++ {
+		lv := &m.levels[n-1]
+		lv.off = make([]uint32, len(lv.ctx)+1)
+	}
+	for _, k := range keys {
+		lv := &m.levels[m.keyLen(k)-1]
+		lv.tok = append(lv.tok, uint8(k&m.slot))
+		lv.alpha = append(lv.alpha, m.prob[k])
+		lv.off[lv.find(k>>m.bits)+1]++ // every n-gram's context is stored
+	}
+	for n := range m.levels {
+		off := m.levels[n].off
+		for i := 1; i < len(off); i++ {
+			off[i] += off[i-1]
+		}
+	}
+	m.prob, m.backoff = nil, nil
 }
 
 // newModel validates the alphabet and order and sets up the token tables.
 func newModel(alphabet string, order int) (*Model, error) {
 	runes := []rune(alphabet)
-	if len(runes) == 0 {
-		return nil, fmt.Errorf("charlm: empty alphabet")
+	if len(runes) == 0 || len(runes) > 254 {
+		return nil, fmt.Errorf("charlm: alphabet of %d runes, want 1 to 254", len(runes))
 	}
 	m := &Model{alphabet: runes, index: make(map[rune]int, len(runes)), space: -1, order: order}
 	for i, r := range runes {
@@ -242,20 +297,64 @@ func (m *Model) checkTok(tok int) {
 func (m *Model) logProb(st uint64, tok int) float64 {
 	m.checkTok(tok)
 	p := 1 / float64(m.V())
-	w := uint64(tok + 1)
+	w := uint8(tok + 1)
 	for n := 1; n <= m.order; n++ {
-		shift := uint(n-1) * m.bits
-		if n > 1 && (st>>(shift-m.bits))&m.slot == 0 {
-			break // the state holds fewer than n−1 tokens
-		}
-		ctx := st & lowMask(shift)
-		g, ok := m.backoff[ctx]
-		if !ok {
+		lv, i := m.context(st, n)
+		if i < 0 {
 			break // no longer context is stored either (see closeContexts)
 		}
-		p = float64(m.prob[ctx<<m.bits|w]) + float64(g)*p
+		a := float32(0)
+		for j := lv.off[i]; j < lv.off[i+1] && lv.tok[j] <= w; j++ {
+			if lv.tok[j] == w {
+				a = lv.alpha[j]
+			}
+		}
+		p = float64(a) + float64(lv.gamma[i])*p
 	}
 	return math.Log(p)
+}
+
+// context returns the level of order n and the index in it of the context
+// of n−1 tokens ending st, or −1 if st holds fewer tokens or the context is
+// not stored.
+func (m *Model) context(st uint64, n int) (*level, int) {
+	shift := uint(n-1) * m.bits
+	if n > 1 && (st>>(shift-m.bits))&m.slot == 0 {
+		return nil, -1 // the state holds fewer than n−1 tokens
+	}
+	lv := &m.levels[n-1]
+	return lv, lv.find(st & lowMask(shift))
+}
+
+// ScoreAll sets logp[tok] and next[tok], for every token, to what Score
+// returns; it implements beam.AllScorer and costs about as much as one
+// call of Score. logp and next must have length V.
+func (m *Model) ScoreAll(st beam.LMState, logp []float64, next []beam.LMState) {
+	V := m.V()
+	if len(logp) != V || len(next) != V {
+		panic(fmt.Sprintf("charlm: ScoreAll: slices of %d and %d, want %d", len(logp), len(next), V))
+	}
+	for t := range logp {
+		logp[t] = 1 / float64(V)
+	}
+	for n := 1; n <= m.order; n++ {
+		lv, i := m.context(uint64(st), n)
+		if i < 0 {
+			break
+		}
+		g := float64(lv.gamma[i])
+		for t := range logp {
+			logp[t] *= g
+		}
+		for j := lv.off[i]; j < lv.off[i+1]; j++ {
+			logp[lv.tok[j]-1] += float64(lv.alpha[j])
+		}
+	}
+	for t := range logp {
+		logp[t] = math.Log(logp[t])
+		next[t] = beam.LMState(m.push(uint64(st), t))
+	}
+	next[Boundary] = m.Start()
 }
 
 // Perplexity returns exp of the mean negative log-probability per predicted
@@ -356,6 +455,7 @@ func TrainConfig(lines []string, cfg Config) (*Model, error) {
 		adj[n] = nil // free counts as we go
 	}
 	m.closeContexts()
+	m.freeze()
 	return m, nil
 }
 

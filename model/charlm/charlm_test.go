@@ -389,7 +389,7 @@ func TestExportImport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(m.prob, m2.prob) || !reflect.DeepEqual(m.backoff, m2.backoff) {
+	if !reflect.DeepEqual(m.levels, m2.levels) {
 		t.Fatal("imported tables differ")
 	}
 	test := opticks(t)[900:950]
@@ -490,14 +490,36 @@ func TestImportPacked(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := Train(opticks(t)[:100], 4)
-	if !reflect.DeepEqual(old.prob, m.prob) {
-		t.Error("n-gram tables differ")
+	if !reflect.DeepEqual(old.levels, m.levels) {
+		t.Error("tables differ")
 	}
 	test := opticks(t)[900:950]
 	p1, _ := m.Perplexity(test)
 	p2, _ := old.Perplexity(test)
 	if p1 != p2 {
 		t.Errorf("perplexity %g from the packed file, %g trained now", p2, p1)
+	}
+}
+
+// TestScoreAll checks that ScoreAll gives what Score gives, token by
+// token, after every prefix of some sentences.
+func TestScoreAll(t *testing.T) {
+	var _ beam.AllScorer = (*Model)(nil)
+	m := Train(opticks(t)[:400], 6)
+	V := m.V()
+	logp, next := make([]float64, V), make([]beam.LMState, V)
+	for _, line := range opticks(t)[500:520] {
+		st := m.Start()
+		for _, tok := range append(m.Encode(line), Boundary) {
+			m.ScoreAll(st, logp, next)
+			for w := range V {
+				lp, nx := m.Score(st, w)
+				if math.Abs(float64(lp)-logp[w]) > 1e-6 || nx != next[w] {
+					t.Fatalf("token %d: ScoreAll gives %g, %d; Score gives %g, %d", w, logp[w], next[w], lp, nx)
+				}
+			}
+			_, st = m.Score(st, tok)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/heed-asr/heed/model/modelfile"
 )
@@ -50,31 +51,28 @@ func (m *Model) Export(prefix string) (Header, []modelfile.Tensor) {
 		Discounts: append([][3]float64(nil), m.discounts...),
 		NGrams:    m.NumNGrams(), Contexts: m.NumContexts(),
 	}
-	byOrder := func(mp map[uint64]float32, ctx bool) [][]uint64 {
-		out := make([][]uint64, m.order)
-		for _, k := range sortedKeys(mp) {
-			n := m.keyLen(k)
-			if ctx {
-				n++ // a context of j tokens belongs to order j+1
-			}
-			out[n-1] = append(out[n-1], k)
-		}
-		return out
-	}
-	grams, ctxs := byOrder(m.prob, false), byOrder(m.backoff, true)
 	var ts []modelfile.Tensor
 	add := func(name string, data []float32) {
-		ts = append(ts, modelfile.Tensor{Name: fmt.Sprintf("%s%s", prefix, name), Shape: []int{len(data)}, Data: data})
+		ts = append(ts, modelfile.Tensor{Name: prefix + name, Shape: []int{len(data)}, Data: data})
 	}
 	for n := 1; n <= m.order; n++ {
+		lv := &m.levels[n-1]
 		if n >= 2 {
-			add(fmt.Sprintf("context.%d.children", n), m.children(ctxs[n-2], ctxs[n-1]))
-			add(fmt.Sprintf("context.%d.token", n), m.newest(ctxs[n-1]))
+			add(fmt.Sprintf("context.%d.children", n), m.children(m.levels[n-2].ctx, lv.ctx))
+			add(fmt.Sprintf("context.%d.token", n), m.newest(lv.ctx))
 		}
-		add(fmt.Sprintf("context.%d.backoff", n), values(ctxs[n-1], m.backoff))
-		add(fmt.Sprintf("ngram.%d.children", n), m.children(ctxs[n-1], grams[n-1]))
-		add(fmt.Sprintf("ngram.%d.token", n), m.newest(grams[n-1]))
-		add(fmt.Sprintf("ngram.%d.prob", n), values(grams[n-1], m.prob))
+		add(fmt.Sprintf("context.%d.backoff", n), slices.Clone(lv.gamma))
+		counts := make([]float32, len(lv.ctx))
+		for i := range counts {
+			counts[i] = float32(lv.off[i+1] - lv.off[i])
+		}
+		add(fmt.Sprintf("ngram.%d.children", n), counts)
+		toks := make([]float32, len(lv.tok))
+		for i, t := range lv.tok {
+			toks[i] = float32(t)
+		}
+		add(fmt.Sprintf("ngram.%d.token", n), toks)
+		add(fmt.Sprintf("ngram.%d.prob", n), slices.Clone(lv.alpha))
 	}
 	return h, ts
 }
@@ -98,14 +96,6 @@ func (m *Model) newest(keys []uint64) []float32 {
 	out := make([]float32, len(keys))
 	for i, k := range keys {
 		out[i] = float32(k & m.slot)
-	}
-	return out
-}
-
-func values(keys []uint64, mp map[uint64]float32) []float32 {
-	out := make([]float32, len(keys))
-	for i, k := range keys {
-		out[i] = mp[k]
 	}
 	return out
 }
@@ -138,8 +128,6 @@ func Import(h Header, prefix string, tensor func(name string, shape ...int) ([]f
 	m.discounts = append([][3]float64(nil), h.Discounts...)
 	m.ngrams = append([]int(nil), h.NGrams...)
 	m.contexts = append([]int(nil), h.Contexts...)
-	m.prob = make(map[uint64]float32, sumInts(h.NGrams))
-	m.backoff = make(map[uint64]float32, sumInts(h.Contexts))
 	switch h.Layout {
 	case LayoutTrie:
 		err = m.importTrie(h, prefix, tensor)
@@ -151,39 +139,27 @@ func Import(h Header, prefix string, tensor func(name string, shape ...int) ([]f
 	if err != nil {
 		return nil, err
 	}
-	for h := range m.backoff {
-		if n := m.keyLen(h); n >= 1 {
-			if _, ok := m.backoff[h&lowMask(uint(n-1)*m.bits)]; !ok {
-				return nil, fmt.Errorf("charlm: import: context of %d tokens without its shorter suffix", n)
-			}
-		}
-	}
 	return m, nil
 }
 
-func sumInts(xs []int) int {
-	s := 0
-	for _, x := range xs {
-		s += x
-	}
-	return s
-}
-
-// importTrie reads the layout that Export writes.
+// importTrie reads the layout that Export writes straight into the
+// sorted levels: each order is one sequential pass.
 func (m *Model) importTrie(h Header, prefix string, tensor func(string, ...int) ([]float32, error)) error {
 	get := func(name string, n int) ([]float32, error) {
-		d, err := tensor(fmt.Sprintf("%s%s", prefix, name), n)
+		d, err := tensor(prefix+name, n)
 		if err != nil {
 			return nil, fmt.Errorf("charlm: import: %w", err)
 		}
 		return d, nil
 	}
-	var parents []uint64 // contexts of the previous order
+	V := float32(m.V())
+	m.levels = make([]level, m.order)
 	for n := 1; n <= m.order; n++ {
-		var ctxs []uint64
+		lv := &m.levels[n-1]
 		if n == 1 {
-			ctxs = make([]uint64, h.Contexts[0]) // the empty context, key 0
+			lv.ctx = make([]uint64, h.Contexts[0]) // the empty context, key 0
 		} else {
+			parents := m.levels[n-2].ctx
 			counts, err := get(fmt.Sprintf("context.%d.children", n), len(parents))
 			if err != nil {
 				return err
@@ -192,18 +168,18 @@ func (m *Model) importTrie(h Header, prefix string, tensor func(string, ...int) 
 			if err != nil {
 				return err
 			}
-			if ctxs, err = m.expand(fmt.Sprintf("context.%d", n), parents, counts, toks); err != nil {
+			if lv.ctx, err = m.expand(fmt.Sprintf("context.%d", n), parents, counts, toks); err != nil {
 				return err
 			}
 		}
-		gammas, err := get(fmt.Sprintf("context.%d.backoff", n), len(ctxs))
+		gammas, err := get(fmt.Sprintf("context.%d.backoff", n), len(lv.ctx))
 		if err != nil {
 			return err
 		}
-		if err := store(fmt.Sprintf("context.%d.backoff", n), ctxs, gammas, m.backoff); err != nil {
+		if lv.gamma, err = probs(fmt.Sprintf("context.%d.backoff", n), gammas); err != nil {
 			return err
 		}
-		counts, err := get(fmt.Sprintf("ngram.%d.children", n), len(ctxs))
+		counts, err := get(fmt.Sprintf("ngram.%d.children", n), len(lv.ctx))
 		if err != nil {
 			return err
 		}
@@ -211,20 +187,46 @@ func (m *Model) importTrie(h Header, prefix string, tensor func(string, ...int) 
 		if err != nil {
 			return err
 		}
-		grams, err := m.expand(fmt.Sprintf("ngram.%d", n), ctxs, counts, toks)
+		lv.off = make([]uint32, len(lv.ctx)+1)
+		lv.tok = make([]uint8, len(toks))
+		j := 0
+		for i, c := range counts {
+			if !(c >= 0 && c <= V) || c != float32(math.Trunc(float64(c))) || j+int(c) > len(toks) {
+				return fmt.Errorf("charlm: import ngram.%d: bad child count %g at %d", n, c, i)
+			}
+			last := float32(0)
+			for range int(c) {
+				t := toks[j]
+				if !(t > last && t <= V) || t != float32(math.Trunc(float64(t))) {
+					return fmt.Errorf("charlm: import ngram.%d: bad token %g at %d", n, t, j)
+				}
+				lv.tok[j], last = uint8(t), t
+				j++
+			}
+			lv.off[i+1] = uint32(j)
+		}
+		if j != len(toks) {
+			return fmt.Errorf("charlm: import ngram.%d: child counts add up to %d, want %d", n, j, len(toks))
+		}
+		alphas, err := get(fmt.Sprintf("ngram.%d.prob", n), len(toks))
 		if err != nil {
 			return err
 		}
-		alphas, err := get(fmt.Sprintf("ngram.%d.prob", n), len(grams))
-		if err != nil {
+		if lv.alpha, err = probs(fmt.Sprintf("ngram.%d.prob", n), alphas); err != nil {
 			return err
 		}
-		if err := store(fmt.Sprintf("ngram.%d.prob", n), grams, alphas, m.prob); err != nil {
-			return err
-		}
-		parents = ctxs
 	}
 	return nil
+}
+
+// probs returns a copy of vals, checking that each is in [0, 1].
+func probs(name string, vals []float32) ([]float32, error) {
+	for i, v := range vals {
+		if !(v >= 0 && v <= 1) {
+			return nil, fmt.Errorf("charlm: import %s: entry %d: value %g outside [0, 1]", name, i, v)
+		}
+	}
+	return slices.Clone(vals), nil
 }
 
 // expand returns the keys parent<<bits | token for each parent and its
@@ -254,17 +256,6 @@ func (m *Model) expand(name string, parents []uint64, counts, toks []float32) ([
 	return keys, nil
 }
 
-// store puts vals[i] under keys[i] in dst, checking each is in [0, 1].
-func store(name string, keys []uint64, vals []float32, dst map[uint64]float32) error {
-	for i, k := range keys {
-		if v := vals[i]; !(v >= 0 && v <= 1) {
-			return fmt.Errorf("charlm: import %s: entry %d: value %g outside [0, 1]", name, i, v)
-		}
-		dst[k] = vals[i]
-	}
-	return nil
-}
-
 // keyChunkBits is the number of key bits per float32 element in the packed
 // layout: integers below 2^24 are exact in float32.
 const keyChunkBits = 24
@@ -280,6 +271,8 @@ func (m *Model) keyChunks(n int) int {
 // k(n−1)) hold every key split into 24-bit pieces, least significant
 // first, beside ngram.<n>.prob and context.<n>.backoff.
 func (m *Model) importPacked(h Header, prefix string, tensor func(string, ...int) ([]float32, error)) error {
+	m.prob = make(map[uint64]float32)
+	m.backoff = make(map[uint64]float32)
 	for n := 1; n <= m.order; n++ {
 		if err := m.importPart(tensor, fmt.Sprintf("%sngram.%d", prefix, n), ".prob", h.NGrams[n-1], n, m.prob); err != nil {
 			return err
@@ -288,6 +281,20 @@ func (m *Model) importPacked(h Header, prefix string, tensor func(string, ...int
 			return err
 		}
 	}
+	for h := range m.backoff {
+		if n := m.keyLen(h); n >= 1 {
+			if _, ok := m.backoff[h&lowMask(uint(n-1)*m.bits)]; !ok {
+				return fmt.Errorf("charlm: import: context of %d tokens without its shorter suffix", n)
+			}
+		}
+	}
+	m.closeContexts() // older files are not prefix-closed
+	for k := range m.prob {
+		if _, ok := m.backoff[k>>m.bits]; !ok {
+			return fmt.Errorf("charlm: import: n-gram without its context")
+		}
+	}
+	m.freeze()
 	return nil
 }
 

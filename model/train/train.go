@@ -39,6 +39,10 @@ type Options struct {
 	// state is kept.
 	Override func(*model.TrainConfig)
 	Init     string // start from this model file's weights and CMVN (fine-tuning); "" for random
+	// NewData lets a resumed run train on manifests other than the
+	// checkpoint's: the weights, optimizer and schedule carry on and a new
+	// pass (epoch) begins over the new data.
+	NewData bool
 
 	Model model.Config      // network shape (ignored on resume)
 	Run   model.TrainConfig // optimizer, schedule, workers, seed
@@ -167,8 +171,8 @@ func (s *state) load() error {
 			}
 			copy(t.Data, d)
 		}
-		if ck.NumUtts != len(all) {
-			return fmt.Errorf("resume: the training data has %d utterances, the checkpoint was made with %d", len(all), ck.NumUtts)
+		if !opt.NewData && ck.NumUtts != len(all) {
+			return fmt.Errorf("resume: the training data has %d utterances, the checkpoint was made with %d (--new-data to train on other data)", len(all), ck.NumUtts)
 		}
 	} else if opt.Init != "" {
 		b, err := model.LoadFile(opt.Init)
@@ -242,6 +246,11 @@ func (s *state) load() error {
 		copy(tr.Opt.M, m)
 		copy(tr.Opt.V, v)
 		tr.Opt.Step = ck.Step
+		if opt.NewData {
+			s.meta.Train, s.meta.NumUtts = opt.Train, len(all)
+			s.meta.Epoch, s.meta.BatchPos = s.meta.Epoch+1, 0
+			s.printf("new training data: starting pass %d over it\n", s.meta.Epoch)
+		}
 		s.printf("resumed at update %d (epoch %d, batch %d), %.1f h trained before\n", ck.Step, ck.Epoch, ck.BatchPos, ck.Elapsed/3600)
 	} else {
 		s.meta = checkpointMeta{Format: checkpointFormat, Run: run, Train: opt.Train, NumUtts: len(all)}
