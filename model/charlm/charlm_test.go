@@ -571,3 +571,34 @@ func BenchmarkTrain(b *testing.B) {
 		Train(lines, 7)
 	}
 }
+
+// BenchmarkScoreTokens compares scoring every token after a state with V
+// calls of Score and with one call of ScoreAll (as beam search does).
+func BenchmarkScoreTokens(b *testing.B) {
+	lines := opticks(b)
+	m := Train(lines[:1000], 8)
+	var states []beam.LMState
+	for _, line := range lines[1000:1020] {
+		st := m.Start()
+		for _, tok := range m.Encode(line) {
+			states = append(states, st)
+			_, st = m.Score(st, tok)
+		}
+	}
+	V := m.V()
+	logp, next := make([]float64, V), make([]beam.LMState, V)
+	b.Run("Score", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			st := states[i%len(states)]
+			for w := range V {
+				lp, nx := m.Score(st, w)
+				logp[w], next[w] = float64(lp), nx
+			}
+		}
+	})
+	b.Run("ScoreAll", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			m.ScoreAll(states[i%len(states)], logp, next)
+		}
+	})
+}
