@@ -246,12 +246,12 @@ func (s *state) load() error {
 		copy(tr.Opt.M, m)
 		copy(tr.Opt.V, v)
 		tr.Opt.Step = ck.Step
+		s.printf("resumed at update %d (epoch %d, batch %d), %.1f h trained before\n", ck.Step, ck.Epoch, ck.BatchPos, ck.Elapsed/3600)
 		if opt.NewData {
 			s.meta.Train, s.meta.NumUtts = opt.Train, len(all)
 			s.meta.Epoch, s.meta.BatchPos = s.meta.Epoch+1, 0
 			s.printf("new training data: starting pass %d over it\n", s.meta.Epoch)
 		}
-		s.printf("resumed at update %d (epoch %d, batch %d), %.1f h trained before\n", ck.Step, ck.Epoch, ck.BatchPos, ck.Elapsed/3600)
 	} else {
 		s.meta = checkpointMeta{Format: checkpointFormat, Run: run, Train: opt.Train, NumUtts: len(all)}
 	}
