@@ -29,8 +29,10 @@ file with one sentence per line in ordinary written form (it is normalised
 to spoken words as heed align does). Lines whose spoken form equals a text
 in an --exclude manifest are dropped, so that a dev set stays unseen.
 
---dtype f16 stores the network in half precision (the language model
-always stays exact), halving the file.`,
+--dtype f16 stores the network and the language model's probabilities in
+half precision (its counts and tokens are small integers, exact in f16),
+halving the file. The language model is stored as a trie: about 4 bytes
+per n-gram.`,
 		Flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			in := fs.String("model", "", "model file to add the language model to (required)")
 			out := fs.String("out", "", "output model file (required; written atomically)")
@@ -38,7 +40,7 @@ always stays exact), halving the file.`,
 			weight := fs.Float64("weight", 0.3, "fusion weight stored with the model")
 			minCount := fs.Int("min-count", 2, "prune n-grams longer than 3 characters seen fewer times than this (1: keep all); raise it to keep a model from a large text small")
 			exclude := fs.String("exclude", "", "manifests (comma-separated) whose texts are left out")
-			dtype := fs.String("dtype", "f32", "network storage: f32 or f16")
+			dtype := fs.String("dtype", "f32", "storage of the network and LM probabilities: f32 or f16")
 			return func(ctx context.Context, e *env, args []string) error {
 				if *in == "" || *out == "" {
 					return usagef("--model and --out are required")

@@ -35,8 +35,8 @@
 // tile the payload exactly: the first starts at 0, each starts where the
 // previous one ends, and the last ends at P. dtype is "f32" (4 bytes per
 // element, IEEE 754 binary32) or "f16" (2 bytes, IEEE 754 binary16), per
-// tensor: an F16 file keeps tensors marked Tensor.Exact (such as n-gram
-// keys) in f32.
+// tensor: an F16 file keeps tensors marked Tensor.Exact (values that must
+// survive bit for bit) in f32.
 //
 // # Precision
 //
@@ -165,7 +165,7 @@ type Tensor struct {
 	Shape []int     // dimensions, outermost first; [] is a scalar
 	Data  []float32 // len = product of Shape
 	// Exact stores the tensor as f32 even in an F16 file, for values that
-	// must survive bit for bit (such as packed n-gram keys).
+	// must survive bit for bit.
 	Exact bool
 }
 
