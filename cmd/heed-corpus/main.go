@@ -19,6 +19,12 @@
 // package corpus. The output depends only on the flags (and the installed
 // espeak-ng, flite and data files), not on -jobs.
 //
+// With -lm-text FILE it writes only the text for heed lm instead: every
+// training prompt and the sentences of the -lm-prose files (by default the
+// dictd databases of Debian's dict-gcide, dict-devil and dict-jargon),
+// cleaned like the prompts, with every dev sentence left out. This needs
+// no espeak-ng.
+//
 // espeak-ng is not thread-safe, so the work is done by worker processes,
 // -jobs at a time: the binary re-executes itself with -worker and reads a
 // chunk of planned jobs on stdin.
