@@ -61,6 +61,14 @@ type options struct {
 	noisyHours float64
 	lmText     string
 	lmProse    string
+
+	// real-speech import (real.go)
+	speechocean string
+	kathleen    string
+	wakeword    string
+	realCopies  int
+	so762Dev    int
+	kathleenDev float64
 }
 
 func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
@@ -83,6 +91,12 @@ func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.IntVar(&o.testGlued, "fsdd-test-strings", 200, "glued digit strings in fsdd_test_strings.jsonl")
 	fs.StringVar(&o.lmText, "lm-text", "", "write the text for heed lm to this `file` (training prompts and -lm-prose sentences, dev left out) and stop; needs no espeak-ng")
 	fs.StringVar(&o.lmProse, "lm-prose", defaultProse, "comma-separated prose `files` for -lm-text (.dz/.gz read compressed)")
+	fs.StringVar(&o.speechocean, "speechocean", "", "import speechocean762 from this `dir` (github.com/jimbozhang/speechocean762 layout) instead of synthesizing")
+	fs.StringVar(&o.kathleen, "kathleen", "", "import Kathleen's ARCTIC recordings from this `dir` (github.com/rhasspy/dataset-voice-kathleen layout) instead of synthesizing")
+	fs.StringVar(&o.wakeword, "wakeword", "", "import the wake-word recordings from this `dir` (github.com/Picovoice/wake-word-benchmark layout; needs flac) instead of synthesizing")
+	fs.IntVar(&o.realCopies, "real-copies", 2, "augmented copies of each real training clip (speed 0.85-1.15, then reverb, noise, babble, telephone, gain)")
+	fs.IntVar(&o.so762Dev, "so762-dev", 25, "speechocean762 test-split speakers held out as so762_dev.jsonl")
+	fs.Float64Var(&o.kathleenDev, "kathleen-dev", 0.1, "share of Kathleen's prompts (whole prompts) held out as kathleen_dev.jsonl")
 	fs.BoolVar(&o.worker, "worker", false, "internal: run as a worker process on a chunk of jobs read from stdin")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: heed-corpus -out DIR [flags]\n\nBuilds heed's training corpus (see the package doc of cmd/heed-corpus).\n\nFlags:\n")
@@ -133,6 +147,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if o.hours < 0 || o.noisyHours < 0 || o.devMinutes < 0 || o.jobs < 1 || o.fliteShare < 0 || o.fsddShare < 0 || o.fliteShare+o.fsddShare > 1 || o.aug < 0 || o.aug > 1 || o.devFrac <= 0 || o.devFrac >= 1 || o.testGlued < 0 {
 		return fmt.Errorf("%w: flag value out of range", errUsage)
+	}
+	if o.speechocean != "" || o.kathleen != "" || o.wakeword != "" {
+		if o.realCopies < 0 || o.so762Dev < 0 || o.kathleenDev < 0 || o.kathleenDev >= 1 || o.jobs < 1 {
+			return fmt.Errorf("%w: flag value out of range", errUsage)
+		}
+		return importReal(ctx, &o, stderr)
 	}
 	if !haveEspeak {
 		return errNoEspeak

@@ -48,6 +48,7 @@ pass begins over the new data.`,
 			steps := fs.Int("steps", 0, "stop after this many updates in all (0: no limit)")
 			dur := fs.Duration("time", 0, "stop after this much training time in this run, e.g. 2h (0: no limit)")
 			fs.IntVar(&o.BatchFrames, "batch-frames", 6000, "10 ms frames per batch (60 s of audio)")
+			fs.Float64Var(&o.VTLP, "vtlp", 0, "vocal-tract-length perturbation: warp the mel axis of augmented training utterances (manifest \"aug\" set) by up to this share (0.1: factors 0.9-1.1)")
 			fs.DurationVar(&o.CheckpointEvery, "checkpoint-every", 5*time.Minute, "checkpoint interval")
 			fs.IntVar(&o.LogEvery, "log-every", 10, "updates per log line")
 			fs.IntVar(&o.EvalEvery, "eval-every", 500, "updates between dev evaluations (0: only at the end)")
@@ -82,6 +83,9 @@ pass begins over the new data.`,
 				}
 				if o.NewData && (!resume || trainList == "") {
 					return usagef("--new-data needs --resume and --train")
+				}
+				if !(o.VTLP >= 0 && o.VTLP < 0.5) {
+					return usagef("--vtlp %v: want a share in [0, 0.5)", o.VTLP)
 				}
 				if resume && o.Init != "" {
 					return usagef("--resume and --init exclude each other")

@@ -3,6 +3,7 @@ package train
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"runtime"
 	"sort"
@@ -20,6 +21,7 @@ type Utt struct {
 	Audio  string    // the audio path from the manifest
 	Text   string    // spoken-form transcript
 	Source string    // manifest "source"
+	Aug    string    // manifest "aug": augmentations applied to the audio
 	Feats  []float32 // (Frames, NumMel) raw log-mel features, CMVN not applied
 	Frames int       // 10 ms frames
 }
@@ -57,7 +59,7 @@ func LoadManifest(path string, jobs int, progress func(done, total int)) (utts [
 		fb := <-fbanks
 		feats, frames := fb.Compute(nil, clip.Samples)
 		fbanks <- fb
-		utts[i] = &Utt{Audio: u.Audio, Text: u.Text, Source: u.Source, Feats: feats, Frames: frames}
+		utts[i] = &Utt{Audio: u.Audio, Text: u.Text, Source: u.Source, Aug: u.Aug, Feats: feats, Frames: frames}
 		mu.Lock()
 		done++
 		if progress != nil {
@@ -116,4 +118,28 @@ func Batches(utts []*Utt, maxFrames int, rng *rand.Rand) [][]int {
 	}
 	rng.Shuffle(len(out), func(a, b int) { out[a], out[b] = out[b], out[a] })
 	return out
+}
+
+// WarpAugmented applies vocal-tract-length perturbation (features.WarpMel)
+// to every utterance whose audio was augmented (Aug != ""), with a warp
+// factor in [1-maxWarp, 1+maxWarp] drawn from a hash of its audio path and
+// seed: each augmented copy sounds like a speaker with a slightly longer
+// or shorter vocal tract, the same one in every epoch, while the clean
+// originals stay as recorded. It returns the number of utterances warped.
+func WarpAugmented(utts []*Utt, cfg features.Config, maxWarp float64, seed uint64) int {
+	if maxWarp <= 0 {
+		return 0
+	}
+	n := 0
+	for _, u := range utts {
+		if u.Aug == "" {
+			continue
+		}
+		h := fnv.New64a()
+		h.Write([]byte(u.Audio))
+		r := rand.New(rand.NewPCG(seed, h.Sum64()))
+		features.WarpMel(u.Feats, u.Frames, cfg, 1+maxWarp*(2*r.Float64()-1))
+		n++
+	}
+	return n
 }

@@ -47,6 +47,10 @@ type Options struct {
 	Model model.Config      // network shape (ignored on resume)
 	Run   model.TrainConfig // optimizer, schedule, workers, seed
 
+	// VTLP, when > 0, warps the mel axis of every augmented training
+	// utterance by a factor in [1-VTLP, 1+VTLP] (WarpAugmented).
+	VTLP float64
+
 	BatchFrames     int           // max 10 ms frames per batch
 	MaxSteps        int           // stop after this many updates in all (0: no limit)
 	MaxTime         time.Duration // stop after this much wall time in this run (0: no limit)
@@ -157,6 +161,10 @@ func (s *state) load() error {
 		}
 		s.printf("\rloaded %s: %d utterances (%d skipped) in %.0fs\n", path, len(utts), skipped, time.Since(t0).Seconds())
 		all = append(all, utts...)
+	}
+	if opt.VTLP > 0 {
+		n := WarpAugmented(all, features.DefaultConfig(), opt.VTLP, 1)
+		s.printf("vocal-tract-length perturbation (up to %.0f%%) on %d augmented utterances\n", 100*opt.VTLP, n)
 	}
 	var cmvn features.CMVN
 	var cfg model.Config

@@ -1,0 +1,309 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/heed-asr/heed/align/normalize"
+	"github.com/heed-asr/heed/audio"
+	"github.com/heed-asr/heed/corpus"
+	"github.com/heed-asr/heed/internal/par"
+)
+
+// Real-speech import: heed-corpus -out DIR -speechocean D -kathleen D
+// -wakeword D reads local copies of those corpora (as their upstream
+// repositories lay them out) and writes
+//
+//	DIR/real_train.jsonl     every training clip, clean, plus -real-copies
+//	                         augmented copies of each (speed 0.85-1.15 always,
+//	                         then reverb, noise, babble, telephone, gain)
+//	DIR/so762_dev.jsonl      speechocean762 speakers held out (-so762-dev
+//	                         speakers of its test split, none reserved)
+//	DIR/kathleen_dev.jsonl   Kathleen's held-out ARCTIC prompts (whole
+//	                         prompts: every take of a held-out prompt)
+//
+// with 16 kHz 16-bit WAV files under DIR/wav/real/. Transcripts go through
+// the normaliser heed align uses (align/normalize); a clip whose text has a
+// token that cannot be spoken (nothing in a-z after normalising although it
+// has letters or digits) is logged and skipped, never guessed. The
+// speechocean762 speakers reserved for independent evaluation are never
+// read (corpus.ReservedSO762).
+
+// realClip is a clip planned for import: where it goes and how.
+type realClip struct {
+	corpus.RealClip
+	set  string // "train", "so762_dev" or "kathleen_dev"
+	text string // spoken form
+}
+
+// heldOut reports whether key falls in the held-out share frac, by a hash
+// independent of the seed (so that dev sets never move).
+func heldOut(key string, frac float64) bool {
+	return float64(fnvHash(key)%10000) < frac*10000
+}
+
+// spokenText maps a written transcript to the model's alphabet with the
+// aligner's normaliser, or says why it cannot.
+func spokenText(written string) (string, error) {
+	t, err := normalize.Normalize(written)
+	if err != nil {
+		return "", err
+	}
+	for _, tok := range t.Tokens {
+		if len(tok.Spoken) == 0 && strings.IndexFunc(tok.Orig, func(r rune) bool {
+			return r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 127
+		}) >= 0 {
+			return "", fmt.Errorf("token %q has no spoken form", tok.Orig)
+		}
+	}
+	s := t.String()
+	if err := corpus.CheckText(s); err != nil {
+		return "", err
+	}
+	return s, nil
+}
+
+// planReal lists the sources and assigns every usable clip to a set.
+func planReal(o *options, log io.Writer) ([]realClip, error) {
+	var all []corpus.RealClip
+	if o.speechocean != "" {
+		c, err := corpus.ReadSpeechOcean(o.speechocean)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, c...)
+	}
+	if o.kathleen != "" {
+		c, err := corpus.ReadKathleen(o.kathleen)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, c...)
+	}
+	if o.wakeword != "" {
+		c, err := corpus.ReadWakeWord(o.wakeword)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, c...)
+	}
+	devSpk := so762DevSpeakers(all, o.so762Dev)
+	var out []realClip
+	for _, c := range all {
+		s, err := spokenText(c.Text)
+		if err != nil {
+			fmt.Fprintf(log, "heed-corpus: %s %s: skipped: %v\n", c.Source, c.ID, err)
+			continue
+		}
+		set := "train"
+		switch {
+		case c.Source == "so762" && devSpk[c.Speaker]:
+			set = "so762_dev"
+		case c.Source == "kathleen" && heldOut(c.Prompt, o.kathleenDev):
+			set = "kathleen_dev"
+		}
+		out = append(out, realClip{RealClip: c, set: set, text: s})
+	}
+	return out, nil
+}
+
+// so762DevSpeakers picks n speakers of speechocean762's test split (the
+// reserved ones are already gone) by a fixed hash order.
+func so762DevSpeakers(clips []corpus.RealClip, n int) map[string]bool {
+	seen := map[string]bool{}
+	var spk []string
+	for _, c := range clips {
+		if c.Source == "so762" && c.Split == "test" && !seen[c.Speaker] {
+			seen[c.Speaker] = true
+			spk = append(spk, c.Speaker)
+		}
+	}
+	sort.Slice(spk, func(i, j int) bool { return fnvHash("dev:"+spk[i]) < fnvHash("dev:"+spk[j]) })
+	dev := map[string]bool{}
+	for _, s := range spk[:min(n, len(spk))] {
+		dev[s] = true
+	}
+	return dev
+}
+
+// loadRealAudio reads a clip's audio at 16 kHz mono: WAV directly, FLAC
+// through the flac(1) decoder (Debian package flac).
+func loadRealAudio(path string) ([]float32, error) {
+	if strings.EqualFold(filepath.Ext(path), ".flac") {
+		var out, errb bytes.Buffer
+		cmd := exec.Command("flac", "--decode", "--stdout", "--silent", path)
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil {
+			return nil, fmt.Errorf("%s: flac: %v: %s", path, err, strings.TrimSpace(errb.String()))
+		}
+		c, err := audio.Decode(&out, path)
+		if err != nil {
+			return nil, err
+		}
+		return audio.Resample(c.Samples, c.Rate, audio.TargetRate), nil
+	}
+	c, err := audio.Load16k(path)
+	if err != nil {
+		return nil, err
+	}
+	return c.Samples, nil
+}
+
+// speakerAug draws the augmentation of one copy: a speed change always
+// (tempo, pitch and formants together, 0.85-1.15), then the channel
+// augmentations of corpus.RandomAug (reverb, noise or babble, telephone
+// band, gain) with their usual odds.
+func speakerAug(rng *rand.Rand) corpus.AugSpec {
+	a := corpus.RandomAug(rng, true)
+	f := 0.85 + 0.3*rng.Float64()
+	a.Speed = float64(int(f*100+0.5)) / 100
+	if a.Speed == 1 {
+		a.Speed = 1.01
+	}
+	return a
+}
+
+// importReal writes the real-speech manifests and audio.
+func importReal(ctx context.Context, o *options, stderr io.Writer) error {
+	start := time.Now()
+	clips, err := planReal(o, stderr)
+	if err != nil {
+		return err
+	}
+	out, err := filepath.Abs(o.out)
+	if err != nil {
+		return err
+	}
+	for _, src := range []string{"so762", "kathleen", "wakeword"} {
+		if err := os.MkdirAll(filepath.Join(out, "wav", "real", src), 0o755); err != nil {
+			return err
+		}
+	}
+	// Babble comes from training clips of other speakers: the first 24
+	// training clips in a fixed hash order.
+	var babble [][]float32
+	var bcands []realClip
+	for _, c := range clips {
+		if c.set == "train" && c.Source != "wakeword" {
+			bcands = append(bcands, c)
+		}
+	}
+	sort.Slice(bcands, func(i, j int) bool { return fnvHash("babble:"+bcands[i].ID) < fnvHash("babble:"+bcands[j].ID) })
+	for _, c := range bcands[:min(24, len(bcands))] {
+		x, err := loadRealAudio(c.Path)
+		if err != nil {
+			return err
+		}
+		babble = append(babble, x)
+	}
+	results := make([][]corpus.Utterance, len(clips))
+	var mu sync.Mutex
+	done := 0
+	err = par.ForEach(ctx, len(clips), o.jobs, func(i int) error {
+		c := clips[i]
+		x, err := loadRealAudio(c.Path)
+		if err != nil {
+			mu.Lock()
+			fmt.Fprintf(stderr, "heed-corpus: %s %s: skipped: %v\n", c.Source, c.ID, err)
+			mu.Unlock()
+			return nil
+		}
+		name := strings.ReplaceAll(c.ID, "/", "_")
+		name = strings.ReplaceAll(name, " ", "-")
+		base := filepath.Join(out, "wav", "real", c.Source, name)
+		u := corpus.Utterance{Audio: base + ".wav", Text: c.text, Source: c.Source, Speaker: c.Speaker,
+			Duration: roundSec(float64(len(x)) / rate)}
+		if err := writeWAV(u.Audio, x); err != nil {
+			return err
+		}
+		utts := []corpus.Utterance{u}
+		if c.set == "train" {
+			rng := rand.New(rand.NewPCG(o.seed, fnvHash(c.Source+"/"+c.ID)))
+			for k := 1; k <= o.realCopies; k++ {
+				a := speakerAug(rng)
+				y, _, used, err := a.Apply(x, rate, nil, babble)
+				if err != nil {
+					return fmt.Errorf("%s %s: %w", c.Source, c.ID, err)
+				}
+				v := u
+				v.Audio = fmt.Sprintf("%s.a%d.wav", base, k)
+				v.Aug = used.String()
+				v.Duration = roundSec(float64(len(y)) / rate)
+				if err := writeWAV(v.Audio, y); err != nil {
+					return err
+				}
+				utts = append(utts, v)
+			}
+		}
+		results[i] = utts
+		mu.Lock()
+		done++
+		if done%500 == 0 || done == len(clips) {
+			fmt.Fprintf(stderr, "heed-corpus: real speech %d/%d clips, %s\n", done, len(clips), time.Since(start).Round(time.Second))
+		}
+		mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	sets := map[string][]corpus.Utterance{}
+	for i, utts := range results {
+		sets[clips[i].set] = append(sets[clips[i].set], utts...)
+	}
+	names := map[string]string{"train": "real_train.jsonl", "so762_dev": "so762_dev.jsonl", "kathleen_dev": "kathleen_dev.jsonl"}
+	for _, set := range []string{"train", "so762_dev", "kathleen_dev"} {
+		if err := corpus.WriteManifest(filepath.Join(out, names[set]), sets[set]); err != nil {
+			return err
+		}
+	}
+	summarizeReal(stderr, sets, time.Since(start))
+	return nil
+}
+
+// summarizeReal prints hours, clips and speakers per set and source.
+func summarizeReal(w io.Writer, sets map[string][]corpus.Utterance, took time.Duration) {
+	for _, set := range []string{"train", "so762_dev", "kathleen_dev"} {
+		type agg struct {
+			n, clean int
+			secs     float64
+			spk      map[string]bool
+		}
+		by := map[string]*agg{}
+		var order []string
+		for _, u := range sets[set] {
+			a := by[u.Source]
+			if a == nil {
+				a = &agg{spk: map[string]bool{}}
+				by[u.Source] = a
+				order = append(order, u.Source)
+			}
+			a.n++
+			a.secs += u.Duration
+			if u.Aug == "" {
+				a.clean++
+			}
+			if u.Speaker != "" {
+				a.spk[u.Speaker] = true
+			}
+		}
+		for _, src := range order {
+			a := by[src]
+			fmt.Fprintf(w, "heed-corpus: %-12s %-9s %5d clips (%d clean), %6.2f h, %d speakers\n", set, src, a.n, a.clean, a.secs/3600, len(a.spk))
+		}
+	}
+	fmt.Fprintf(w, "heed-corpus: real speech imported in %s\n", took.Round(time.Second))
+}
+
+func fnvHash(s string) uint64 { h := fnv.New64a(); h.Write([]byte(s)); return h.Sum64() }
