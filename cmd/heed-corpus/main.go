@@ -69,6 +69,10 @@ type options struct {
 	realCopies  int
 	so762Dev    int
 	kathleenDev float64
+
+	// festival voices (festival.go)
+	festivalHours float64
+	festivalDev   int
 }
 
 func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
@@ -97,6 +101,8 @@ func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.IntVar(&o.realCopies, "real-copies", 2, "augmented copies of each real training clip (speed 0.85-1.15, then reverb, noise, babble, telephone, gain)")
 	fs.IntVar(&o.so762Dev, "so762-dev", 25, "speechocean762 test-split speakers held out as so762_dev.jsonl")
 	fs.Float64Var(&o.kathleenDev, "kathleen-dev", 0.1, "share of Kathleen's prompts (whole prompts) held out as kathleen_dev.jsonl")
+	fs.Float64Var(&o.festivalHours, "festival-hours", 0, "speak about this many `hours` of training prompts with festival's voices (kal_diphone, ked_diphone, cmu_us_slt_arctic_hts) instead of the usual corpus: festival_train.jsonl, festival_dev.jsonl")
+	fs.IntVar(&o.festivalDev, "festival-dev", 150, "dev prompts spoken by festival with -festival-hours")
 	fs.BoolVar(&o.worker, "worker", false, "internal: run as a worker process on a chunk of jobs read from stdin")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: heed-corpus -out DIR [flags]\n\nBuilds heed's training corpus (see the package doc of cmd/heed-corpus).\n\nFlags:\n")
@@ -153,6 +159,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%w: flag value out of range", errUsage)
 		}
 		return importReal(ctx, &o, stderr)
+	}
+	if o.festivalHours > 0 {
+		if o.festivalDev < 0 || o.jobs < 1 {
+			return fmt.Errorf("%w: flag value out of range", errUsage)
+		}
+		return buildFestival(ctx, &o, stderr)
 	}
 	if !haveEspeak {
 		return errNoEspeak

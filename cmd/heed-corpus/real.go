@@ -268,13 +268,14 @@ func importReal(ctx context.Context, o *options, stderr io.Writer) error {
 			return err
 		}
 	}
-	summarizeReal(stderr, sets, time.Since(start))
+	summarizeSets(stderr, sets, []string{"train", "so762_dev", "kathleen_dev"})
+	fmt.Fprintf(stderr, "heed-corpus: real speech imported in %s\n", time.Since(start).Round(time.Second))
 	return nil
 }
 
-// summarizeReal prints hours, clips and speakers per set and source.
-func summarizeReal(w io.Writer, sets map[string][]corpus.Utterance, took time.Duration) {
-	for _, set := range []string{"train", "so762_dev", "kathleen_dev"} {
+// summarizeSets prints clips, hours and speakers per set and source.
+func summarizeSets(w io.Writer, sets map[string][]corpus.Utterance, order []string) {
+	for _, set := range order {
 		type agg struct {
 			n, clean int
 			secs     float64
@@ -303,7 +304,6 @@ func summarizeReal(w io.Writer, sets map[string][]corpus.Utterance, took time.Du
 			fmt.Fprintf(w, "heed-corpus: %-12s %-9s %5d clips (%d clean), %6.2f h, %d speakers\n", set, src, a.n, a.clean, a.secs/3600, len(a.spk))
 		}
 	}
-	fmt.Fprintf(w, "heed-corpus: real speech imported in %s\n", took.Round(time.Second))
 }
 
 func fnvHash(s string) uint64 { h := fnv.New64a(); h.Write([]byte(s)); return h.Sum64() }
