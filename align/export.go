@@ -53,13 +53,15 @@ func WriteFile(path, format string, r *Result) error {
 	if !ok {
 		return fmt.Errorf("align: unknown format %q (have %s)", format, strings.Join(FormatNames(), ", "))
 	}
-	return writeAtomic(path, func(w io.Writer) error { return f.Write(w, r) })
+	return WriteAtomic(path, func(w io.Writer) error { return f.Write(w, r) })
 }
 
-// writeAtomic writes a file through write into a temporary file in the same
-// directory, syncs it, makes it mode 0644 and renames it to path. On failure
-// the temporary file is removed and path is untouched.
-func writeAtomic(path string, write func(io.Writer) error) (err error) {
+// WriteAtomic writes a file through write into a temporary file in the same
+// directory (named ".BASE.tmp-*"), syncs it, makes it mode 0644 and renames
+// it to path. On failure the temporary file is removed and path is
+// untouched; a crash or kill leaves at most that hidden temporary file,
+// never a partial path.
+func WriteAtomic(path string, write func(io.Writer) error) (err error) {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("align: write %s: %w", path, err)

@@ -132,7 +132,7 @@ func Plot(path string, feats []float32, frames, nmel int, att []float32, L, T, u
 	for i := range plots {
 		plots[i][0].Draw(canvases[i][0])
 	}
-	return writeAtomic(path, func(w io.Writer) error {
+	return WriteAtomic(path, func(w io.Writer) error {
 		if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(w); err != nil {
 			return fmt.Errorf("png: %w", err)
 		}
