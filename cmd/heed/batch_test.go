@@ -362,7 +362,23 @@ func TestBatchInterrupted(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stderr, "inputs not transcribed (the same command resumes)") {
 		t.Fatalf("interrupted: exit %d, stderr:\n%s", r.code, r.stderr)
 	}
+	// What a kill -9 during a write leaves: removed on resume when it is
+	// this batch's, kept when it is another's (a shard writing there).
+	stale := filepath.Join(out, ".a.txt.tmp-123")
+	other := filepath.Join(out, ".zz.txt.tmp-456")
+	for _, p := range []string{stale, other} {
+		if err := os.WriteFile(p, []byte("half"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	r = heed(t, "", args...)
+	if _, err := os.Stat(stale); err == nil {
+		t.Errorf("stale temporary file %s left", stale)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("another batch's temporary file was removed: %v", err)
+	}
+	os.Remove(other)
 	if r.code != 0 || len(outputs(t, out)) != 3 {
 		t.Errorf("resume: exit %d, outputs %q\n%s", r.code, outputs(t, out), r.stderr)
 	}

@@ -196,6 +196,12 @@ type batch struct {
 // decoded. Failures are reported in input order; when any input failed (or
 // the context ended before all were decoded) it returns errReported.
 func (bt *batch) run(ctx context.Context, e *env, b *model.Bundle, ins []input) error {
+	if bt.outDir != "" {
+		if err := os.MkdirAll(bt.outDir, 0o755); err != nil {
+			return err
+		}
+		removeStaleTemps(ins)
+	}
 	var todo []input
 	var size []int64 // of each todo input, for the ETA
 	var totalBytes int64
@@ -304,6 +310,34 @@ func (bt *batch) run(ctx context.Context, e *env, b *model.Bundle, ins []input) 
 		return errReported
 	}
 	return nil
+}
+
+// removeStaleTemps removes the temporary files that a killed run left
+// next to the outputs of ins (".NAME.tmp-*", see align.WriteAtomic). Only
+// this batch's (or shard's) own outputs are concerned, so shards sharing a
+// directory never remove each other's files in progress. Each directory is
+// read once.
+func removeStaleTemps(ins []input) {
+	ours := make(map[string]map[string]bool) // directory -> output base names
+	for _, in := range ins {
+		if in.out == "" {
+			continue
+		}
+		dir, base := filepath.Split(in.out)
+		if ours[dir] == nil {
+			ours[dir] = make(map[string]bool)
+		}
+		ours[dir][base] = true
+	}
+	for dir, bases := range ours {
+		ents, _ := os.ReadDir(filepath.Clean(dir)) // a directory not made yet has none
+		for _, e := range ents {
+			name, ok := strings.CutPrefix(e.Name(), ".")
+			if i := strings.LastIndex(name, ".tmp-"); ok && i > 0 && bases[name[:i]] {
+				os.Remove(filepath.Join(dir, e.Name()))
+			}
+		}
+	}
 }
 
 // one transcribes in and, under -o, writes its output file.
