@@ -457,7 +457,7 @@ func TestProgressLine(t *testing.T) {
 	p.Finished(1000, 1800, false)
 	p.Finished(1000, 0, true)
 	got := p.status(90 * time.Second)
-	want := "[==========>         ] 2/4 files (1 failed), 0.50 h audio, 20.0x real time, ETA 1m30s"
+	want := "[==========>         ] 2/4 files (1 failed), 30.0 min audio, 20.0x real time, ETA 1m30s"
 	if got != want {
 		t.Errorf("status line\n got %q\nwant %q", got, want)
 	}

@@ -124,7 +124,7 @@ func (p *progress) draw() {
 
 // status is the status line after elapsed time:
 //
-//	[=======>      ] 312/1000 files, 1.25 h audio, 41.3x real time, ETA 4m12s
+//	[=======>      ] 312/1000 files, 1.2 h audio, 41.3x real time, ETA 4m12s
 func (p *progress) status(elapsed time.Duration) string {
 	const width = 20
 	finished := p.done + p.failed
@@ -140,7 +140,7 @@ func (p *progress) status(elapsed time.Duration) string {
 	if p.failed > 0 {
 		s += fmt.Sprintf(" (%d failed)", p.failed)
 	}
-	s += fmt.Sprintf(", %.2f h audio", p.audio/3600)
+	s += ", " + hours(p.audio) + " audio"
 	if sec := elapsed.Seconds(); sec > 0 && p.audio > 0 {
 		s += fmt.Sprintf(", %.1fx real time", p.audio/sec)
 	}
