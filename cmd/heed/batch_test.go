@@ -482,3 +482,35 @@ func TestProgressLine(t *testing.T) {
 		t.Errorf("not a terminal: wrote %q, want only the message", quiet.String())
 	}
 }
+
+func TestNameOutputs(t *testing.T) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		ins  []input // path and anchor
+		want []string
+	}{
+		{"one file", []input{{path: "x/talk.wav", anchor: "x"}}, []string{"O/talk.json"}},
+		{"same directory", []input{{path: "/d/a.wav", anchor: "/d"}, {path: "/d/b.WAV", anchor: "/d"}}, []string{"O/a.json", "O/b.json"}},
+		{"same name, two directories", []input{{path: "/d/a/t.wav", anchor: "/d/a"}, {path: "/d/b/t.wav", anchor: "/d/b"}}, []string{"O/a/t.json", "O/b/t.json"}},
+		{"walked directory", []input{{path: "/c/s1/u.wav", anchor: "/c"}, {path: "/c/u.wav", anchor: "/c"}}, []string{"O/s1/u.json", "O/u.json"}},
+		{"only the root in common", []input{{path: "/a/t.wav", anchor: "/a"}, {path: "/b/t.wav", anchor: "/b"}}, []string{"O/a/t.json", "O/b/t.json"}},
+		{"relative and absolute", []input{{path: "t.wav", anchor: "."}, {path: filepath.Join(cwd, "s", "t.wav"), anchor: filepath.Join(cwd, "s")}},
+			[]string{"O/t.json", "O/s/t.json"}},
+		{"prefix is not a directory", []input{{path: "/ab/t.wav", anchor: "/ab"}, {path: "/abc/t.wav", anchor: "/abc"}}, []string{"O/ab/t.json", "O/abc/t.json"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if err := nameOutputs(c.ins, "O", ".json"); err != nil {
+				t.Fatal(err)
+			}
+			for i, in := range c.ins {
+				if got := filepath.ToSlash(in.out); got != c.want[i] {
+					t.Errorf("%s -> %s, want %s", in.path, got, c.want[i])
+				}
+			}
+		})
+	}
+}
