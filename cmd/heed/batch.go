@@ -90,22 +90,38 @@ func gatherInputs(e *env, args []string, list string) ([]input, error) {
 		defer f.Close()
 		r = f
 	}
+	paths, err := readList(r, list)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range paths {
+		add(p)
+	}
+	return ins, nil
+}
+
+// readList reads a list of paths, one a line, from r (named name in
+// errors): line ends LF or CR LF, lines of only white space skipped, other
+// white space kept as part of the path. A line "-" is an error: a list
+// cannot name standard input.
+func readList(r io.Reader, name string) ([]string, error) {
+	var paths []string
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := strings.TrimRight(sc.Text(), "\r")
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text() // without its LF or CR LF
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
 		if line == "-" {
-			return nil, fmt.Errorf("%s: a list cannot name standard input (-)", list)
+			return nil, fmt.Errorf("%s:%d: a list cannot name standard input (-)", name, n)
 		}
-		add(line)
+		paths = append(paths, line)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", list, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return ins, nil
+	return paths, nil
 }
 
 // parseShard parses "K/N" (0 <= K < N).

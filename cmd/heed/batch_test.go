@@ -514,3 +514,56 @@ func TestNameOutputs(t *testing.T) {
 		})
 	}
 }
+
+// FuzzReadList checks that a list yields its lines that are not blank, in
+// order, without their line ends, and nothing else.
+func FuzzReadList(f *testing.F) {
+	f.Add("a.wav\nb.wav\n")
+	f.Add("\r\n  \n/x/y z.wav\r\nlast")
+	f.Add("-\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := readList(strings.NewReader(s), "list")
+		var want []string
+		for _, l := range strings.Split(s, "\n") {
+			l = strings.TrimSuffix(l, "\r")
+			if strings.TrimSpace(l) != "" {
+				want = append(want, l)
+			}
+		}
+		if slices.Contains(want, "-") {
+			if err == nil {
+				t.Fatalf("%q: no error for a line \"-\"", s)
+			}
+			return
+		}
+		if err != nil {
+			if len(s) > 1<<20 {
+				return // a line too long for the scanner
+			}
+			t.Fatalf("%q: %v", s, err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("%q: got %q, want %q", s, got, want)
+		}
+	})
+}
+
+// FuzzParseShard checks that every K/N accepted has 0 <= K < N and that
+// its canonical form parses to the same shard.
+func FuzzParseShard(f *testing.F) {
+	for _, s := range []string{"0/1", "3/4", "4/4", "-1/4", "1/0", "01/2", "1/2/3", "/", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		k, n, err := parseShard(s)
+		if err != nil {
+			return
+		}
+		if k < 0 || k >= n {
+			t.Fatalf("%q: accepted K=%d N=%d", s, k, n)
+		}
+		if k2, n2, err := parseShard(fmt.Sprintf("%d/%d", k, n)); err != nil || k2 != k || n2 != n {
+			t.Fatalf("%q: canonical form gives %d/%d, %v", s, k2, n2, err)
+		}
+	})
+}
