@@ -11,6 +11,14 @@ import (
 // y[i] = x[i]·mask[i]. y and x may alias. The mask depends only on rng's
 // state, so a re-seeded rng reproduces it.
 func dropoutForward[F kern.Float](y, mask, x []F, p float64, rng *rand.Rand) {
+	dropoutMask(mask, p, rng)
+	for i, m := range mask {
+		y[i] = x[i] * m
+	}
+}
+
+// dropoutMask draws the mask of dropoutForward.
+func dropoutMask[F kern.Float](mask []F, p float64, rng *rand.Rand) {
 	keep := F(1 / (1 - p))
 	for i := range mask {
 		if rng.Float64() < p {
@@ -18,7 +26,6 @@ func dropoutForward[F kern.Float](y, mask, x []F, p float64, rng *rand.Rand) {
 		} else {
 			mask[i] = keep
 		}
-		y[i] = x[i] * mask[i]
 	}
 }
 

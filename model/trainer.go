@@ -24,6 +24,14 @@ type TrainConfig struct {
 	Schedule Schedule    `json:"schedule"`  // learning rate per update step
 	ClipNorm float64     `json:"clip_norm"` // global gradient-norm clip (<= 0: off), applied to the per-character gradient
 	SpecAug  SpecAugment `json:"spec_aug"`  // zero value: off
+
+	// PerUtterance runs each worker's utterances through the network one
+	// at a time, every recurrent step a matrix-vector product: the way heed
+	// trained before batching, kept to measure against. By default a worker
+	// runs all its utterances of a step as one batch, each recurrent step
+	// one matrix product over the utterances still running; both give the
+	// same gradient up to rounding and draw the same random numbers.
+	PerUtterance bool `json:"per_utterance,omitempty"`
 }
 
 // StepStats reports one TrainStep.
@@ -51,8 +59,11 @@ type Trainer struct {
 
 type trainWorker struct {
 	ws    *Workspace[float32]
+	bws   *batchWorkspace[float32]
 	grads *Params[float32]
 	feats []float32
+	items []batchItem[float32]
+	bufs  [][]float32 // SpecAugment copies of the batched utterances
 	loss  Loss
 	used  int
 	skip  int
@@ -77,7 +88,7 @@ func NewTrainer(m *Model, cfg TrainConfig) (*Trainer, error) {
 		Opt:   NewAdam[float32](len(m.P.Data), cfg.Adam),
 	}
 	for i := 0; i < cfg.Workers; i++ {
-		w := &trainWorker{ws: NewWorkspace[float32](), grads: NewParams[float32](m.Cfg)}
+		w := &trainWorker{ws: NewWorkspace[float32](), bws: new(batchWorkspace[float32]), grads: NewParams[float32](m.Cfg)}
 		w.ws.Parallel = cfg.Workers == 1
 		t.workers = append(t.workers, w)
 	}
@@ -99,8 +110,6 @@ func uttRNG(seed uint64, step, i int) *rand.Rand {
 func (t *Trainer) TrainStep(batch []Utterance) (StepStats, error) {
 	step := t.Opt.Step + 1
 	p := t.Model.P
-	cfg := &t.Model.Cfg
-	W := len(t.workers)
 	var wg sync.WaitGroup
 	for wi, w := range t.workers {
 		wg.Add(1)
@@ -108,27 +117,10 @@ func (t *Trainer) TrainStep(batch []Utterance) (StepStats, error) {
 			defer wg.Done()
 			w.grads.Zero()
 			w.loss, w.used, w.skip, w.err = Loss{}, 0, 0, nil
-			for i := wi; i < len(batch); i += W {
-				u := &batch[i]
-				rng := uttRNG(t.Cfg.Seed, step, i)
-				feats := u.Feats
-				if t.Cfg.SpecAug != (SpecAugment{}) && u.Frames > 0 && len(u.Feats) >= u.Frames*cfg.NumMel {
-					w.feats = grow(w.feats, u.Frames*cfg.NumMel)
-					copy(w.feats, u.Feats)
-					t.Cfg.SpecAug.Apply(w.feats, u.Frames, cfg.NumMel, rng)
-					feats = w.feats
-				}
-				l, err := w.ws.ForwardBackward(p, feats, u.Frames, u.IDs, w.grads, rng, true)
-				if errors.Is(err, ErrInfeasible) {
-					w.skip++
-					continue
-				}
-				if err != nil {
-					w.err = fmt.Errorf("model: batch utterance %d: %w", i, err)
-					return
-				}
-				w.loss.Add(l)
-				w.used++
+			if t.Cfg.PerUtterance {
+				t.stepPerUtterance(w, wi, step, batch)
+			} else {
+				t.stepBatched(w, wi, step, batch)
 			}
 		}()
 	}
@@ -156,6 +148,71 @@ func (t *Trainer) TrainStep(batch []Utterance) (StepStats, error) {
 	st.LR = t.Cfg.Schedule.LR(step)
 	t.Opt.UpdateParallel(p.Data, t.Grads.Data, st.LR, len(t.workers))
 	return st, nil
+}
+
+// stepPerUtterance runs worker w's utterances of batch (wi, wi+W, ...)
+// one at a time, adding their gradients into w.grads.
+func (t *Trainer) stepPerUtterance(w *trainWorker, wi, step int, batch []Utterance) {
+	cfg := &t.Model.Cfg
+	for i := wi; i < len(batch); i += len(t.workers) {
+		u := &batch[i]
+		rng := uttRNG(t.Cfg.Seed, step, i)
+		feats := u.Feats
+		if t.Cfg.SpecAug != (SpecAugment{}) && u.Frames > 0 && len(u.Feats) >= u.Frames*cfg.NumMel {
+			w.feats = grow(w.feats, u.Frames*cfg.NumMel)
+			copy(w.feats, u.Feats)
+			t.Cfg.SpecAug.Apply(w.feats, u.Frames, cfg.NumMel, rng)
+			feats = w.feats
+		}
+		l, err := w.ws.ForwardBackward(t.Model.P, feats, u.Frames, u.IDs, w.grads, rng, true)
+		if errors.Is(err, ErrInfeasible) {
+			w.skip++
+			continue
+		}
+		if err != nil {
+			w.err = fmt.Errorf("model: batch utterance %d: %w", i, err)
+			return
+		}
+		w.loss.Add(l)
+		w.used++
+	}
+}
+
+// stepBatched runs worker w's utterances of batch (wi, wi+W, ...) as one
+// batch, adding their gradient into w.grads. Each utterance draws
+// SpecAugment and dropout from the same rng as in stepPerUtterance.
+func (t *Trainer) stepBatched(w *trainWorker, wi, step int, batch []Utterance) {
+	cfg := &t.Model.Cfg
+	w.items = w.items[:0]
+	for i := wi; i < len(batch); i += len(t.workers) {
+		u := &batch[i]
+		if err := checkUtterance(cfg, u.Feats, u.Frames, u.IDs); errors.Is(err, ErrInfeasible) {
+			w.skip++
+			continue
+		} else if err != nil {
+			w.err = fmt.Errorf("model: batch utterance %d: %w", i, err)
+			return
+		}
+		rng := uttRNG(t.Cfg.Seed, step, i)
+		feats := u.Feats
+		if t.Cfg.SpecAug != (SpecAugment{}) {
+			k := len(w.items)
+			if k == len(w.bufs) {
+				w.bufs = append(w.bufs, nil)
+			}
+			w.bufs[k] = grow(w.bufs[k], u.Frames*cfg.NumMel)
+			copy(w.bufs[k], u.Feats)
+			t.Cfg.SpecAug.Apply(w.bufs[k], u.Frames, cfg.NumMel, rng)
+			feats = w.bufs[k]
+		}
+		w.items = append(w.items, batchItem[float32]{feats: feats, frames: u.Frames, ids: u.IDs, rng: rng})
+	}
+	l, err := w.bws.forwardBackward(t.Model.P, w.items, w.grads, true)
+	if err != nil {
+		w.err = fmt.Errorf("model: batch: %w", err)
+		return
+	}
+	w.loss, w.used = l, len(w.items)
 }
 
 // sumGrads adds the workers' gradients into worker 0's buffer (t.Grads) in

@@ -7,9 +7,17 @@ import (
 )
 
 // TestTrainStepDeterministic runs the same training twice (dropout,
-// SpecAugment, several workers) and requires bitwise identical parameters
-// and optimizer state.
+// SpecAugment, several workers), batched and per utterance, and requires
+// bitwise identical parameters and optimizer state.
 func TestTrainStepDeterministic(t *testing.T) {
+	for _, perUtt := range []bool{false, true} {
+		t.Run(map[bool]string{false: "batched", true: "per-utterance"}[perUtt], func(t *testing.T) {
+			testTrainStepDeterministic(t, perUtt)
+		})
+	}
+}
+
+func testTrainStepDeterministic(t *testing.T, perUtt bool) {
 	const steps = 3
 	cfg := overfitConfig()
 	cfg.Dropout = 0.2
@@ -22,6 +30,8 @@ func TestTrainStepDeterministic(t *testing.T) {
 		Schedule: Schedule{Peak: 1e-3, Warmup: 2, Decay: "inv_sqrt"},
 		ClipNorm: 1,
 		SpecAug:  SpecAugment{FreqMasks: 1, FreqWidth: 3, TimeMasks: 1, TimeWidth: 5},
+
+		PerUtterance: perUtt,
 	}
 	run := func() *Trainer {
 		tr, err := NewTrainer(NewNet(InitParams[float32](cfg, 62)), tc)

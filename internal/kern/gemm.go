@@ -166,35 +166,43 @@ func sgemm(im *impl32, l layout, c, a, b []float32, m, k, n int, acc bool) {
 				mc := min(mcStep, m-ic)
 				ap := buf.a[:roundUp(mc, mr)*kc]
 				packA(l, ap, a, m, k, ic, pc, mc, kc, mr, im.tr8, im.tr6, im.cp)
-				for jr := 0; jr < nc; jr += nr {
-					cols := min(nr, nc-jr)
-					bpanel := bp[jr*kc : (jr+nr)*kc]
-					for ir := 0; ir < mc; ir += mr {
-						rows := min(mr, mc-ir)
-						apanel := ap[ir*kc : (ir+mr)*kc]
-						off := (ic+ir)*n + jc + jr
-						if rows == mr && cols == nr {
-							im.micro(kc, apanel, bpanel, c[off:], n, accBlock)
-							continue
-						}
-						im.micro(kc, apanel, bpanel, tile, nr, false)
-						for i := 0; i < rows; i++ {
-							ci := c[off+i*n : off+i*n+cols]
-							ti := tile[i*nr : i*nr+cols]
-							if accBlock {
-								for j, v := range ti {
-									ci[j] += v
-								}
-							} else {
-								copy(ci, ti)
-							}
-						}
-					}
-				}
+				macroKernel(im, c, ap, bp, tile, n, ic, jc, mc, nc, kc, accBlock)
 			}
 		}
 	}
 	packPool.Put(buf)
+}
+
+// macroKernel multiplies the packed A block ap (mc×kc) by the packed B block
+// bp (kc×nc) into C[ic:ic+mc, jc:jc+nc] (row stride n), tile by tile;
+// ragged edge tiles go through tile. With acc the product is added to C.
+func macroKernel(im *impl32, c, ap, bp, tile []float32, n, ic, jc, mc, nc, kc int, acc bool) {
+	mr, nr := im.mr, im.nr
+	for jr := 0; jr < nc; jr += nr {
+		cols := min(nr, nc-jr)
+		bpanel := bp[jr*kc : (jr+nr)*kc]
+		for ir := 0; ir < mc; ir += mr {
+			rows := min(mr, mc-ir)
+			apanel := ap[ir*kc : (ir+mr)*kc]
+			off := (ic+ir)*n + jc + jr
+			if rows == mr && cols == nr {
+				im.micro(kc, apanel, bpanel, c[off:], n, acc)
+				continue
+			}
+			im.micro(kc, apanel, bpanel, tile, nr, false)
+			for i := 0; i < rows; i++ {
+				ci := c[off+i*n : off+i*n+cols]
+				ti := tile[i*nr : i*nr+cols]
+				if acc {
+					for j, v := range ti {
+						ci[j] += v
+					}
+				} else {
+					copy(ci, ti)
+				}
+			}
+		}
+	}
 }
 
 // matMulRows32 computes the product one row of C at a time with the
