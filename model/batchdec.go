@@ -9,23 +9,22 @@ import "github.com/heed-asr/heed/internal/kern"
 type decBatch[F kern.Float] struct {
 	sb     seqBatch
 	window bool
-	Utt    []int        // (B) encoder-output index of each decoder sequence
-	Ys     []int        // (rows) input token y_{i-1}
-	Tgt    []int        // (rows) target token y_i
-	X      []F          // (rows, E+2H) GRU inputs [Emb(y_{i-1}); c_{i-1}]
-	RZN    []F          // (rows, 3D)
-	Ghn    []F          // (rows, D)
-	Sprev  []F          // (rows, D) s_{i-1}
-	S      []F          // (rows, D) s_i
-	C      []F          // (rows, 2H) c_i
-	Z      []F          // (rows, D+2H) [s_i; c_i]
-	A      []F          // per sequence b, (N_b+1, T) weights a_0..a_N at AOff[b]
-	AOff   []int        // (B)
-	Att    []attStep[F] // (rows)
+	Utt    []int // (B) encoder-output index of each decoder sequence
+	Ys     []int // (rows) input token y_{i-1}
+	Tgt    []int // (rows) target token y_i
+	X      []F   // (rows, E+2H) GRU inputs [Emb(y_{i-1}); c_{i-1}]
+	RZN    []F   // (rows, 3D)
+	Ghn    []F   // (rows, D)
+	Sprev  []F   // (rows, D) s_{i-1}
+	S      []F   // (rows, D) s_i
+	C      []F   // (rows, 2H) c_i
+	Z      []F   // (rows, D+2H) [s_i; c_i]
+	A      []F   // per sequence b, (N_b+1, T) weights a_0..a_N at AOff[b]
+	AOff   []int // (B)
+	att    attBatch[F]
 	ih, hh gruPacked[F] // dec.gru.w_ih and w_hh packed
 
 	gx, gh, pre []F // (B, 3D), (B, 3D), (3D)
-	sc          attScratch[F]
 
 	dA         []F // like A
 	dS, dC     []F // (B, D), (B, 2H) gradients at the step's s_i and c_i
@@ -64,15 +63,15 @@ func decoderBatchForward[F kern.Float](c *decBatch[F], p *Params[F], hs, vhbs []
 	c.S = grow(c.S, R*D)
 	c.C = grow(c.C, R*H2)
 	c.Z = grow(c.Z, R*(D+H2))
-	if len(c.Att) < R {
-		c.Att = append(c.Att, make([]attStep[F], R-len(c.Att))...)
-	}
 	c.AOff = grow(c.AOff, B)
-	na := 0
+	na, frames := 0, 0
 	for b, j := range order {
 		c.AOff[b] = na
 		na += (lens[b] + 1) * Ts[j]
+		frames += lens[b] * Ts[j] // at most, without the window
 	}
+	c.att.reserve(p, R, frames)
+	c.att.FR[0] = 0
 	c.A = grow(c.A, na)
 	for b, j := range order {
 		a0 := c.A[c.AOff[b] : c.AOff[b]+Ts[j]]
@@ -108,23 +107,50 @@ func decoderBatchForward[F kern.Float](c *decBatch[F], p *Params[F], hs, vhbs []
 		for b := 0; b < n; b++ {
 			r, j := o+b, order[b]
 			T := Ts[j]
-			s := c.S[r*D : (r+1)*D]
-			gruCellForward(s, c.RZN[r*3*D:(r+1)*3*D], c.Ghn[r*D:(r+1)*D], c.pre,
+			gruCellForward(c.S[r*D:(r+1)*D], c.RZN[r*3*D:(r+1)*3*D], c.Ghn[r*D:(r+1)*D], c.pre,
 				gx[b*3*D:(b+1)*3*D], gh[b*3*D:(b+1)*3*D], c.Sprev[r*D:(r+1)*D], D)
-			ab := c.A[c.AOff[b]:]
-			aPrev := ab[k*T : (k+1)*T]
 			pos := 0
 			if window {
-				pos = median(aPrev)
+				pos = median(c.A[c.AOff[b]+k*T : c.AOff[b]+(k+1)*T])
 			}
 			lo, hi := windowOf(cfg, T, pos, window)
-			ctx := c.C[r*H2 : (r+1)*H2]
-			attentionForward(&c.Att[r], &c.sc, p, s, aPrev, vhbs[HOff[j]*A:(HOff[j]+T)*A], hs[HOff[j]*H2:(HOff[j]+T)*H2],
-				T, lo, hi, ab[(k+1)*T:(k+2)*T], ctx)
-			z := c.Z[r*(D+H2) : (r+1)*(D+H2)]
-			copy(z[:D], s)
-			copy(z[D:], ctx)
+			c.att.Lo[r], c.att.Hi[r] = lo, hi
+			c.att.FR[r+1] = c.att.FR[r] + hi - lo + 1
 		}
+		attBatchForward(&c.att, p, o, n, c.S[o*D:], c.C[o*H2:],
+			c.weights(Ts, k), c.weights(Ts, k+1), c.rowsOf(hs, Ts, HOff, H2), c.rowsOf(vhbs, Ts, HOff, A))
+		for b := 0; b < n; b++ {
+			r := o + b
+			z := c.Z[r*(D+H2) : (r+1)*(D+H2)]
+			copy(z[:D], c.S[r*D:(r+1)*D])
+			copy(z[D:], c.C[r*H2:(r+1)*H2])
+		}
+	}
+}
+
+// weights returns the view of the attention weights a_i of decoder
+// sequence b.
+func (c *decBatch[F]) weights(Ts []int, i int) func(b int) []F {
+	return func(b int) []F {
+		T := Ts[c.Utt[b]]
+		return c.A[c.AOff[b]+i*T : c.AOff[b]+(i+1)*T]
+	}
+}
+
+// dweights is weights for the gradient c.dA.
+func (c *decBatch[F]) dweights(Ts []int, i int) func(b int) []F {
+	return func(b int) []F {
+		T := Ts[c.Utt[b]]
+		return c.dA[c.AOff[b]+i*T : c.AOff[b]+(i+1)*T]
+	}
+}
+
+// rowsOf returns the view of the rows (Ts[j], w) of x that belong to the
+// encoder sequence of decoder sequence b.
+func (c *decBatch[F]) rowsOf(x []F, Ts, HOff []int, w int) func(b int) []F {
+	return func(b int) []F {
+		j := c.Utt[b]
+		return x[HOff[j]*w : (HOff[j]+Ts[j])*w]
 	}
 }
 
@@ -142,6 +168,7 @@ func decoderBatchBackward[F kern.Float](c *decBatch[F], p, g *Params[F], hs []F,
 	c.carS, c.carC = growZero(c.carS, B*D), growZero(c.carC, B*H2)
 	c.dX = grow(c.dX, B*EH)
 	c.dGX, c.dGH, c.dWs = grow(c.dGX, R*3*D), grow(c.dGH, R*3*D), grow(c.dWs, R*A)
+	c.att.dUC = growZero(c.att.dUC, A*cfg.ConvWidth)
 	for k := sb.steps() - 1; k >= 0; k-- {
 		// Rows of the carries beyond the sequences of step k+1 are zero.
 		n, o := sb.Act[k], sb.Off[k]
@@ -155,15 +182,12 @@ func decoderBatchBackward[F kern.Float](c *decBatch[F], p, g *Params[F], hs []F,
 		}
 		clear(c.carS[:n*D])
 		clear(c.carC[:n*H2])
+		attBatchBackward(&c.att, p, g, o, n, c.dC, c.dS, c.dWs[o*A:(o+n)*A],
+			c.weights(Ts, k), c.weights(Ts, k+1), c.rowsOf(hs, Ts, HOff, H2),
+			c.dweights(Ts, k), c.dweights(Ts, k+1), c.rowsOf(dhs, Ts, HOff, H2), c.rowsOf(dvhbs, Ts, HOff, A))
 		for b := 0; b < n; b++ {
-			r, j := o+b, c.Utt[b]
-			T := Ts[j]
-			ab, dab := c.A[c.AOff[b]:], c.dA[c.AOff[b]:]
-			ds := c.dS[b*D : (b+1)*D]
-			attentionBackward(&c.Att[r], &c.sc, p, g, c.S[r*D:(r+1)*D], ab[k*T:(k+1)*T], ab[(k+1)*T:(k+2)*T],
-				hs[HOff[j]*H2:(HOff[j]+T)*H2], T, c.dC[b*H2:(b+1)*H2], dab[(k+1)*T:(k+2)*T], ds, dab[k*T:(k+1)*T],
-				dvhbs[HOff[j]*A:(HOff[j]+T)*A], dhs[HOff[j]*H2:(HOff[j]+T)*H2], c.dWs[r*A:(r+1)*A])
-			gruCellBackward(c.dGX[r*3*D:(r+1)*3*D], c.dGH[r*3*D:(r+1)*3*D], c.carS[b*D:(b+1)*D], ds,
+			r := o + b
+			gruCellBackward(c.dGX[r*3*D:(r+1)*3*D], c.dGH[r*3*D:(r+1)*3*D], c.carS[b*D:(b+1)*D], c.dS[b*D:(b+1)*D],
 				c.RZN[r*3*D:(r+1)*3*D], c.Ghn[r*D:(r+1)*D], c.Sprev[r*D:(r+1)*D], D)
 		}
 		// Recurrent and input paths; the weight gradients follow after the
@@ -182,4 +206,5 @@ func decoderBatchBackward[F kern.Float](c *decBatch[F], p, g *Params[F], hs []F,
 	kern.MatMulTN(gg.WIh, c.dGX, c.X[:R*EH], 3*D, R, EH, true)
 	sumRows(gg.BIh, c.dGX, R, 3*D)
 	kern.MatMulTN(g.AttW, c.dWs, c.S[:R*D], A, R, D, true)
+	attBatchGrads(&c.att, p, g)
 }
