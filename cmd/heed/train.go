@@ -29,8 +29,8 @@ It uses all cores, sorts and batches utterances by length, and writes to DIR:
 A checkpoint is written every --checkpoint-every, at the end, and on Ctrl-C.
 --resume continues exactly where the last checkpoint stopped: the network
 and training settings are taken from the checkpoint, except that --lr,
---warmup, --decay, --clip and --specaug, when given, replace the
-checkpoint's (the optimizer state is kept). With --new-data, --resume
+--warmup, --decay, --clip, --specaug and --per-utterance, when given,
+replace the checkpoint's (the optimizer state is kept). With --new-data, --resume
 accepts training manifests other than the checkpoint's (say, more noisy
 speech added late): weights, optimizer and schedule carry on, and a new
 pass begins over the new data.`,
@@ -60,6 +60,7 @@ pass begins over the new data.`,
 			decay := fs.String("decay", "inv_sqrt", "learning-rate decay after warm-up: inv_sqrt, cosine or constant")
 			clip := fs.Float64("clip", 5, "global gradient-norm clip")
 			specaug := fs.Bool("specaug", true, "SpecAugment time and frequency masks")
+			perUtt := fs.Bool("per-utterance", false, "run each worker's utterances one at a time instead of as one batch (the slower pre-batching path; same gradient up to rounding)")
 			fs.IntVar(&cfg.EncLayers, "enc-layers", cfg.EncLayers, "encoder BiGRU layers")
 			fs.IntVar(&cfg.EncHidden, "enc-hidden", cfg.EncHidden, "encoder GRU units per direction")
 			fs.IntVar(&cfg.DecHidden, "dec-hidden", cfg.DecHidden, "decoder GRU units")
@@ -101,6 +102,7 @@ pass begins over the new data.`,
 					Schedule: model.Schedule{Peak: *lr, Warmup: *warmup, Decay: *decay},
 					ClipNorm: *clip,
 				}
+				o.Run.PerUtterance = *perUtt
 				if *specaug {
 					o.Run.SpecAug = model.DefaultSpecAugment()
 				}
@@ -125,6 +127,9 @@ pass begins over the new data.`,
 						}
 						if set["specaug"] {
 							r.SpecAug = given.SpecAug
+						}
+						if set["per-utterance"] {
+							r.PerUtterance = given.PerUtterance
 						}
 					}
 				}

@@ -244,6 +244,25 @@ func TestTrain(t *testing.T) {
 		}
 	})
 
+	t.Run("per utterance", func(t *testing.T) {
+		// The pre-batching path stays selectable, and a resume keeps it.
+		dir := filepath.Join(t.TempDir(), "pu")
+		r := heed(t, "", append([]string{"train", "--train", m, "--out", dir, "--per-utterance", "--steps", "1", "--batch-frames", "2000", "--log-every", "1"}, tinyTrainFlags...)...)
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		r = heed(t, "", "train", "--resume", "--out", dir, "--steps", "2", "--batch-frames", "2000", "--log-every", "1")
+		if r.code != 0 {
+			t.Fatalf("resume: exit %d: %s", r.code, r.stderr)
+		}
+		if got := trainSteps(trainLog(t, dir)); len(got) != 2 {
+			t.Errorf("train records at steps %v, want [1 2]", got)
+		}
+		if ck := readAll(t, filepath.Join(dir, "checkpoint.heed")); !bytes.Contains(ck, []byte(`"per_utterance":true`)) {
+			t.Errorf("checkpoint does not keep per_utterance")
+		}
+	})
+
 	dir := filepath.Dir(m)
 	other := writeManifest(t, filepath.Join(dir, "two.jsonl"), []corpus.Utterance{
 		{Audio: filepath.Join(dir, "a.wav"), Text: "a"}, {Audio: filepath.Join(dir, "b.wav"), Text: "b c"}})
