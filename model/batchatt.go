@@ -97,12 +97,15 @@ func attBatchForward[F kern.Float](c *attBatch[F], p *Params[F], o, n int, s, ct
 
 // attBatchBackward back-propagates rows o..o+n-1 of attBatchForward. For
 // row o+b, dctx (n, 2H) holds the gradient at the context and dnext(b) that
-// at the output weights (used as scratch); it adds into dprev(b), dh(b),
-// dvhb(b), ds (n, D), the queries' gradient dq (n, A) (written, for the
-// caller's dW = dqᵀ s), and into g's att.vec and c.dUC. attBatchGrads
-// turns c.dUC into the gradients of att.u and att.conv after the last step.
+// at the output weights (used as scratch); it adds into dprev(b), dvhb(b),
+// ds (n, D), the queries' gradient dq (n, A) (written, for the caller's
+// dW = dqᵀ s), and into g's att.vec and c.dUC. attBatchGrads turns c.dUC
+// into the gradients of att.u and att.conv after the last step. The
+// gradient at the encoder output through the context, dh += a_iᵀ dctx_i, is
+// left to the caller, which adds it for all steps of an utterance in one
+// product.
 func attBatchBackward[F kern.Float](c *attBatch[F], p, g *Params[F], o, n int, dctx, ds, dq []F,
-	prev, next, h, dprev, dnext, dh, dvhb func(b int) []F) {
+	prev, next, h, dprev, dnext, dvhb func(b int) []F) {
 	cfg := &p.Cfg
 	D, A, K, H2 := cfg.DecHidden, cfg.AttDim, cfg.ConvWidth, cfg.EncDim()
 	half := K / 2
@@ -115,9 +118,8 @@ func attBatchBackward[F kern.Float](c *attBatch[F], p, g *Params[F], o, n int, d
 		rows := hi - lo + 1
 		aw, daw := next(b)[lo:hi+1], dnext(b)[lo:hi+1]
 		dc := dctx[b*H2 : (b+1)*H2]
-		// Context: da_j += h_j·dctx, dh_j += a_j dctx; then the softmax.
+		// Context: da_j += h_j·dctx; then the softmax.
 		kern.MatMulNT(daw, dc, h(b)[lo*H2:(hi+1)*H2], 1, H2, rows, true)
-		kern.MatMulTN(dh(b)[lo*H2:(hi+1)*H2], aw, dc, rows, 1, H2, true)
 		softmaxBackward(c.e[c.FR[r]-f0:c.FR[r+1]-f0], daw, aw)
 	}
 	// Energies: dw += Σ_j de_j Th_j, dpre_j = de_j w ⊙ (1 - Th_j²), which

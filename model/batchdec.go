@@ -28,6 +28,8 @@ type decBatch[F kern.Float] struct {
 
 	dA         []F // like A
 	dS, dC     []F // (B, D), (B, 2H) gradients at the step's s_i and c_i
+	dCtx       []F // per sequence b, (N_b, 2H) gradients at c_1..c_N at COff[b]
+	COff       []int
 	carS, carC []F // (B, D), (B, 2H) their parts from the next step
 	dX         []F // (B, E+2H)
 	dGX, dGH   []F // (rows, 3D)
@@ -165,6 +167,12 @@ func decoderBatchBackward[F kern.Float](c *decBatch[F], p, g *Params[F], hs []F,
 	B, R := len(sb.Lens), sb.rows()
 	c.dA = growZero(c.dA, len(c.A))
 	c.dS, c.dC = grow(c.dS, B*D), grow(c.dC, B*H2)
+	c.COff = grow(c.COff, B)
+	for b, nc := 0, 0; b < B; b++ {
+		c.COff[b] = nc
+		nc += sb.Lens[b]
+	}
+	c.dCtx = grow(c.dCtx, R*H2)
 	c.carS, c.carC = growZero(c.carS, B*D), growZero(c.carC, B*H2)
 	c.dX = grow(c.dX, B*EH)
 	c.dGX, c.dGH, c.dWs = grow(c.dGX, R*3*D), grow(c.dGH, R*3*D), grow(c.dWs, R*A)
@@ -184,7 +192,10 @@ func decoderBatchBackward[F kern.Float](c *decBatch[F], p, g *Params[F], hs []F,
 		clear(c.carC[:n*H2])
 		attBatchBackward(&c.att, p, g, o, n, c.dC, c.dS, c.dWs[o*A:(o+n)*A],
 			c.weights(Ts, k), c.weights(Ts, k+1), c.rowsOf(hs, Ts, HOff, H2),
-			c.dweights(Ts, k), c.dweights(Ts, k+1), c.rowsOf(dhs, Ts, HOff, H2), c.rowsOf(dvhbs, Ts, HOff, A))
+			c.dweights(Ts, k), c.dweights(Ts, k+1), c.rowsOf(dvhbs, Ts, HOff, A))
+		for b := 0; b < n; b++ {
+			copy(c.dCtx[(c.COff[b]+k)*H2:(c.COff[b]+k+1)*H2], c.dC[b*H2:(b+1)*H2])
+		}
 		for b := 0; b < n; b++ {
 			r := o + b
 			gruCellBackward(c.dGX[r*3*D:(r+1)*3*D], c.dGH[r*3*D:(r+1)*3*D], c.carS[b*D:(b+1)*D], c.dS[b*D:(b+1)*D],
@@ -199,6 +210,12 @@ func decoderBatchBackward[F kern.Float](c *decBatch[F], p, g *Params[F], hs []F,
 			embedBackward(g.Embed, dX[b*EH:b*EH+E], c.Ys[o+b:o+b+1], E)
 			addTo(c.carC[b*H2:(b+1)*H2], dX[b*EH+E:(b+1)*EH])
 		}
+	}
+	// Encoder outputs through the contexts, all steps of an utterance at
+	// once: dh += Σ_i a_iᵀ dctx_i.
+	for b, j := range c.Utt {
+		T, N := Ts[j], sb.Lens[b]
+		kern.MatMulTN(dhs[HOff[j]*H2:(HOff[j]+T)*H2], c.A[c.AOff[b]+T:c.AOff[b]+(N+1)*T], c.dCtx[c.COff[b]*H2:], T, N, H2, true)
 	}
 	gg := &g.DecGRU
 	kern.MatMulTN(gg.WHh, c.dGH, c.Sprev[:R*D], 3*D, R, D, true)
