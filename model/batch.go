@@ -64,7 +64,7 @@ func (w *batchWorkspace[F]) forwardBackward(p *Params[F], items []batchItem[F], 
 	if len(items) == 0 {
 		return Loss{}, nil
 	}
-	V, H2, D, A := cfg.V(), cfg.EncDim(), cfg.DecHidden, cfg.AttDim
+	V, H2, A := cfg.V(), cfg.EncDim(), cfg.AttDim
 	lam := cfg.CTCWeight
 	B := len(items)
 
@@ -95,10 +95,7 @@ func (w *batchWorkspace[F]) forwardBackward(p *Params[F], items []batchItem[F], 
 
 	// CTC head on all frames at once, the loss per utterance.
 	w.clp = grow(w.clp, total*V)
-	linearForward(w.clp, w.hs, p.CTCW, p.CTCB, total, H2, V)
-	for t := 0; t < total; t++ {
-		logSoftmax(w.clp[t*V:(t+1)*V], w.clp[t*V:(t+1)*V])
-	}
+	ctcHeadForward(w.clp, w.hs, p, total)
 	if g != nil {
 		w.dclp = growZero(w.dclp, total*V)
 	}
@@ -126,29 +123,19 @@ func (w *batchWorkspace[F]) forwardBackward(p *Params[F], items []batchItem[F], 
 	linearForward(w.vhb, w.hs, p.AttV, p.AttB, total, H2, A)
 	decoderBatchForward(&w.dec, p, w.hs, w.vhb, w.ts, w.hoff, w.dorder, w.ys, w.tgts, cfg.TrainWindow)
 	R := w.dec.sb.rows()
-	outputForward(&w.out, p, w.dec.Z, R)
-	var dlp []F
-	if g != nil {
-		w.dlp = growZero(w.dlp, R*V)
-		dlp = w.dlp
-	}
-	att := smoothedCE(dlp, w.out.LogP, w.dec.Tgt, V, cfg.LabelSmoothing, 1-lam)
+	// With g, this also back-propagates through the output layer into dZ.
+	att := outputLoss(&w.out, p, g, w.dec.Z, w.dec.Tgt[:R], &w.dlp, &w.dZ)
 	loss := Loss{Att: att, CTC: ctcSum, Total: (1-lam)*att + lam*ctcSum, Chars: R}
 	if g == nil {
 		return loss, nil
 	}
 
-	// Backward: output layer, decoder and keys, CTC head, encoder.
-	w.dZ = growZero(w.dZ, R*(D+H2))
-	outputBackward(&w.out, p, g, w.dlp, w.dZ)
+	// Backward: decoder and keys, CTC head, encoder.
 	w.dhs = growZero(w.dhs, total*H2)
 	w.dvhb = growZero(w.dvhb, total*A)
 	decoderBatchBackward(&w.dec, p, g, w.hs, w.ts, w.hoff, w.dZ, w.dhs, w.dvhb)
 	linearBackward(w.dhs, g.AttV, g.AttB, w.dvhb, w.hs, p.AttV, total, H2, A)
-	for t := 0; t < total; t++ {
-		logSoftmaxBackward(w.dclp[t*V:(t+1)*V], w.dclp[t*V:(t+1)*V], w.clp[t*V:(t+1)*V])
-	}
-	linearBackward(w.dhs, g.CTCW, g.CTCB, w.dclp, w.hs, p.CTCW, total, H2, V)
+	ctcHeadBackward(w.dhs, w.dclp, w.clp, w.hs, p, g, total)
 	w.dY = grow(w.dY, sb.rows()*H2)
 	for b := range B {
 		scatterSeq(sb, w.dY, w.dhs[w.hoff[b]*H2:], b, H2)

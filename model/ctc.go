@@ -19,6 +19,27 @@ type ctcScratch struct {
 	ext         []int     // (S)
 }
 
+// ctcHeadForward computes the CTC log-probs clp (T, V) =
+// log-softmax(h W_ctcᵀ + b) of the encoder output h (T, 2H).
+func ctcHeadForward[F kern.Float](clp, h []F, p *Params[F], T int) {
+	V := p.Cfg.V()
+	linearForward(clp, h, p.CTCW, p.CTCB, T, p.Cfg.EncDim(), V)
+	for t := 0; t < T; t++ {
+		logSoftmax(clp[t*V:(t+1)*V], clp[t*V:(t+1)*V])
+	}
+}
+
+// ctcHeadBackward back-propagates dclp (T, V), the gradient at the
+// log-probs (overwritten), through ctcHeadForward, adding into g and dh
+// (T, 2H).
+func ctcHeadBackward[F kern.Float](dh, dclp, clp, h []F, p, g *Params[F], T int) {
+	V := p.Cfg.V()
+	for t := 0; t < T; t++ {
+		logSoftmaxBackward(dclp[t*V:(t+1)*V], dclp[t*V:(t+1)*V], clp[t*V:(t+1)*V])
+	}
+	linearBackward(dh, g.CTCW, g.CTCB, dclp, h, p.CTCW, T, p.Cfg.EncDim(), V)
+}
+
 // ctcFeasible reports whether labels (no blanks) fit in T frames: CTC needs
 // one frame per label plus one blank between equal neighbours.
 func ctcFeasible(labels []int, T int) bool {

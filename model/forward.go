@@ -91,7 +91,7 @@ func (w *Workspace[F]) ForwardBackward(p *Params[F], feats []F, frames int, ids 
 	if train && rng == nil && cfg.Dropout > 0 {
 		panic("model: ForwardBackward with train needs an rng")
 	}
-	V, H2, D := cfg.V(), cfg.EncDim(), cfg.DecHidden
+	V, H2 := cfg.V(), cfg.EncDim()
 	lam := cfg.CTCWeight
 
 	// Encoder.
@@ -105,10 +105,7 @@ func (w *Workspace[F]) ForwardBackward(p *Params[F], feats []F, frames int, ids 
 	// CTC head: log-softmax(h W_ctcᵀ + b) and the CTC loss (with its
 	// gradient w.r.t. the log-probs when training).
 	w.clp = grow(w.clp, T*V)
-	linearForward(w.clp, h, p.CTCW, p.CTCB, T, H2, V)
-	for t := 0; t < T; t++ {
-		logSoftmax(w.clp[t*V:(t+1)*V], w.clp[t*V:(t+1)*V])
-	}
+	ctcHeadForward(w.clp, h, p, T)
 	var dclp []F
 	if g != nil {
 		w.dclp = growZero(w.dclp, T*V)
@@ -122,28 +119,18 @@ func (w *Workspace[F]) ForwardBackward(p *Params[F], feats []F, frames int, ids 
 	w.ys = append(append(w.ys[:0], EOS), ids...)
 	w.tgt = append(append(w.tgt[:0], ids...), EOS)
 	decoderForward(&w.dec, p, h, T, w.ys, cfg.TrainWindow)
-	outputForward(&w.out, p, w.dec.Z, N)
-	var dlp []F
-	if g != nil {
-		w.dlp = growZero(w.dlp, N*V)
-		dlp = w.dlp
-	}
-	attLoss := smoothedCE(dlp, w.out.LogP, w.tgt, V, cfg.LabelSmoothing, 1-lam)
+	// With g, this also back-propagates through the output layer into dZ.
+	attLoss := outputLoss(&w.out, p, g, w.dec.Z, w.tgt, &w.dlp, &w.dZ)
 
 	loss := Loss{Att: attLoss, CTC: ctcLossV, Total: (1-lam)*attLoss + lam*ctcLossV, Chars: N}
 	if g == nil {
 		return loss, nil
 	}
 
-	// Backward: output layer, decoder, CTC head, encoder.
-	w.dZ = growZero(w.dZ, N*(D+H2))
-	outputBackward(&w.out, p, g, w.dlp, w.dZ)
+	// Backward: decoder, CTC head, encoder.
 	w.dH = growZero(w.dH, T*H2)
 	decoderBackward(&w.dec, p, g, w.dZ, w.dH)
-	for t := 0; t < T; t++ {
-		logSoftmaxBackward(w.dclp[t*V:(t+1)*V], w.dclp[t*V:(t+1)*V], w.clp[t*V:(t+1)*V])
-	}
-	linearBackward(w.dH, g.CTCW, g.CTCB, w.dclp, h, p.CTCW, T, H2, V)
+	ctcHeadBackward(w.dH, w.dclp, w.clp, h, p, g, T)
 	var dfeats []F
 	if w.inputGrad {
 		w.dFeats = growZero(w.dFeats, frames*cfg.NumMel)

@@ -52,6 +52,28 @@ func outputBackward[F kern.Float](c *outCache[F], p, g *Params[F], dLogP, dz []F
 	linearBackward(dz, g.OutWo, g.OutBo, c.dO, c.Z, p.OutWo, N, DZ, D)
 }
 
+// outputLoss runs the output layer over the decoder rows z (len(tgt),
+// D+2H) and returns their label-smoothed attention cross-entropy against
+// tgt. When g is not nil it back-propagates (1-CTCWeight) times the loss
+// through the output layer, adding into g and into *dZ, which it sizes to
+// (len(tgt), D+2H) and clears; *dlp is scratch.
+func outputLoss[F kern.Float](c *outCache[F], p, g *Params[F], z []F, tgt []int, dlp, dZ *[]F) float64 {
+	cfg := &p.Cfg
+	n, V := len(tgt), cfg.V()
+	outputForward(c, p, z, n)
+	var d []F
+	if g != nil {
+		*dlp = growZero(*dlp, n*V)
+		d = *dlp
+	}
+	loss := smoothedCE(d, c.LogP, tgt, V, cfg.LabelSmoothing, 1-cfg.CTCWeight)
+	if g != nil {
+		*dZ = growZero(*dZ, n*(cfg.DecHidden+cfg.EncDim()))
+		outputBackward(c, p, g, d, *dZ)
+	}
+	return loss
+}
+
 // smoothedCE returns the label-smoothed cross-entropy Σ_i -Σ_k q_ik logp_ik
 // over the rows of logp (N, V), with q_i = (1-eps)·onehot(targets[i]) +
 // eps/V. When dlogp (N, V) is not nil it adds scale·∂/∂logp into it.
