@@ -44,10 +44,11 @@ type StepStats struct {
 }
 
 // Trainer runs data-parallel training steps on Model.P. Its results depend
-// only on the seed, the batches and the number of workers: each utterance
-// draws dropout and SpecAugment from its own rng keyed by (Seed, step,
-// index in batch), utterance i goes to worker i mod Workers, and per-worker
-// gradients are summed in worker order.
+// only on the seed, the batches, the number of workers and
+// Cfg.PerUtterance: each utterance draws dropout and SpecAugment from its
+// own rng keyed by (Seed, step, index in batch), utterance i goes to worker
+// i mod Workers, which runs its utterances as one batch (batch.go) or one
+// at a time, and per-worker gradients are summed in worker order.
 type Trainer struct {
 	Model *Model           // trained in place (Model.P)
 	Cfg   TrainConfig      // settings; Workers resolved
