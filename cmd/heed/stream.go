@@ -13,31 +13,45 @@ import (
 	"github.com/heed-asr/heed/align"
 	"github.com/heed-asr/heed/audio"
 	"github.com/heed-asr/heed/model"
+	"github.com/heed-asr/heed/speech"
 )
 
 func init() {
 	register(&command{
 		Name:  "stream",
-		Usage: "heed stream [--input wav|s16le|f32le] [--rate HZ] [--channels N] [--model FILE] < AUDIO",
+		Usage: "heed stream [--input wav|s16le|f32le] [--rate HZ] [--channels N] [--format json|text] [--model FILE] < AUDIO",
 		Short: "transcribe audio arriving on standard input, as it arrives",
 		Long: `Stream reads audio from standard input while it arrives (a WAV stream, whose
 header may give no length, or raw PCM with --input s16le or f32le at --rate
-and --channels) and prints one JSON line per utterance as soon as it ends:
+and --channels) and prints JSON lines as it hears speech:
 
-  {"start": 1.23, "end": 3.45, "text": "...", "words": [...]}
+  {"type": "partial", "start": 1.23, "end": 2.10, "text": "..."}
+  {"type": "final", "start": 1.23, "end": 3.45, "text": "...", "words": [...]}
 
-with times in seconds from the start of the stream and words as in heed
-transcribe --format json. An utterance ends at a pause of at least
---min-pause, or after --max-segment of speech without one, which bounds both
-the latency and the memory used. Ctrl-C or the end of the input flushes what
-is left.`,
+Partial lines come at least every 300 ms of audio while someone speaks,
+with what the model has heard of the utterance so far (its CTC head's best
+guess); the final line closes the utterance with the full decoder's
+transcript and its words, timed and scored as in heed transcribe --format
+json. Times are seconds from the start of the stream. Every line is written
+as soon as it is known. A final with an empty text withdraws partials of
+what turned out not to be speech. With --format text only finals are
+printed: "START<TAB>END<TAB>TEXT".
+
+Speech is told from silence, noise and music by the model's own
+posteriors (confident characters) and by the signal's dynamics, so a quiet
+or noisy room yields no lines. An utterance ends at a pause in speech of at
+least --min-pause, or after --max-segment of speech without one, which
+bounds both the latency and the memory used. The end of the input, Ctrl-C
+(SIGINT) and SIGTERM close the open utterance with a final line and exit 0.`,
 		Flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			input := fs.String("input", "wav", "input encoding: wav, s16le or f32le")
 			rate := fs.Int("rate", 16000, "sample rate of raw input, Hz")
 			channels := fs.Int("channels", 1, "channels of raw input (averaged to mono)")
 			modelPath := fs.String("model", "", "model file (default: the embedded English model)")
-			maxSeg := fs.Duration("max-segment", 15*time.Second, "longest utterance before a forced cut")
-			minPause := fs.Duration("min-pause", 300*time.Millisecond, "shortest pause that ends an utterance")
+			format := fs.String("format", "json", "output format: json (partials and finals) or text (finals)")
+			opt := speech.StreamOptions()
+			fs.DurationVar(&opt.MaxSegment, "max-segment", opt.MaxSegment, "longest utterance before a forced cut")
+			fs.DurationVar(&opt.MinPause, "min-pause", opt.MinPause, "shortest pause that ends an utterance")
 			dec := model.DefaultDecodeOptions()
 			fs.IntVar(&dec.Beam, "beam", dec.Beam, "beam width (1: greedy)")
 			return func(ctx context.Context, e *env, args []string) error {
@@ -49,7 +63,10 @@ is left.`,
 				default:
 					return usagef("unknown --input %q (want wav, s16le or f32le)", *input)
 				}
-				if *maxSeg < time.Second || *minPause < 50*time.Millisecond || *minPause >= *maxSeg {
+				if *format != "json" && *format != "text" {
+					return usagef("unknown --format %q (want json or text)", *format)
+				}
+				if opt.MaxSegment < time.Second || opt.MinPause < 50*time.Millisecond || opt.MinPause >= opt.MaxSegment {
 					return usagef("--max-segment must be at least 1s and --min-pause between 50ms and --max-segment")
 				}
 				if dec.Beam < 1 {
@@ -63,64 +80,134 @@ is left.`,
 				if err != nil {
 					return err
 				}
-				const hz = 16000
-				seg := &align.Segmenter{Rate: hz, MaxSeg: int(maxSeg.Seconds() * hz), MinPause: int(minPause.Seconds() * hz)}
-				return runStream(ctx, e, b, s, seg, dec)
+				return runStream(ctx, e, b, s, opt, dec, *format == "text")
 			}
 		},
 	})
 }
 
-// streamLine is one utterance of heed stream's output.
+// streamLine is one line of heed stream's output: a partial result (no
+// words) or the final one of an utterance.
 type streamLine struct {
+	Type  string       `json:"type"` // "partial" or "final"
 	Start float64      `json:"start"`
 	End   float64      `json:"end"`
 	Text  string       `json:"text"`
-	Words []align.Word `json:"words"`
+	Words []align.Word `json:"words,omitempty"`
 }
 
-func runStream(ctx context.Context, e *env, b *model.Bundle, s *audio.Stream, seg *align.Segmenter, dec model.DecodeOptions) error {
-	a := align.NewAligner(b)
-	enc := json.NewEncoder(e.Stdout)
-	emit := func(segs []align.Segment) error {
-		for _, g := range segs {
-			text, words, err := a.Transcribe(g.Samples, dec, true)
-			if err != nil {
-				return err
+// decoding is a final decoded in the background.
+type decoding struct {
+	start, end int64
+	done       chan struct{}
+	r          speech.Result
+	err        error
+}
+
+func decodeAsync(a *align.Aligner, seg speech.Segment, dec model.DecodeOptions) *decoding {
+	d := &decoding{start: seg.Start, end: seg.End, done: make(chan struct{})}
+	go func() {
+		defer close(d.done)
+		d.r, d.err = speech.Decode(a, seg, dec, true)
+	}()
+	return d
+}
+
+// runStream reads s in a goroutine, so that a signal is seen while standard
+// input is idle, and prints partials and finals as the Endpointer finds
+// them. A final is decoded ahead, in the background, from the moment the
+// pause that may end its utterance has begun (Endpointer.Pending); when the
+// pause goes on to --min-pause, that decoding is the final.
+func runStream(ctx context.Context, e *env, b *model.Bundle, s *audio.Stream, opt speech.Options, dec model.DecodeOptions, text bool) error {
+	type chunk struct {
+		x   []float32
+		err error
+	}
+	chunks := make(chan chunk, 4)
+	go func() {
+		for {
+			buf := make([]float32, 1600) // 100 ms at 16 kHz
+			n, err := s.Read(buf)
+			if n > 0 || err != nil {
+				select {
+				case chunks <- chunk{buf[:n], err}:
+				case <-ctx.Done():
+					return
+				}
 			}
-			if text == "" {
+			if err != nil {
+				return
+			}
+		}
+	}()
+	a := align.NewAligner(b)
+	ep := speech.NewEndpointer(b, opt)
+	enc := json.NewEncoder(e.Stdout)
+	var ahead *decoding
+	told := false // a partial of the open utterance was printed
+	emit := func(evs []speech.Event) error {
+		for _, ev := range evs {
+			start, end := ev.Seconds()
+			line := streamLine{Type: "partial", Start: round3(start), End: round3(end), Text: ev.Text}
+			if ev.Final {
+				line.Type, line.Text = "final", ""
+				if !ev.Rejected {
+					d := ahead
+					if d == nil || d.start != ev.Start || d.end != ev.End {
+						d = decodeAsync(a, ev.Segment, dec)
+					}
+					<-d.done
+					if d.err != nil {
+						return d.err
+					}
+					r := align.Result{Duration: end, Words: d.r.Words}
+					r = r.Rounded()
+					line.Text, line.Words = d.r.Text, r.Words
+				}
+				wasTold := told
+				told = false
+				if line.Text == "" && (text || !wasTold) {
+					continue // nothing was said, and no partial needs closing
+				}
+			} else {
+				told = true
+			}
+			if text {
+				if ev.Final {
+					fmt.Fprintf(e.Stdout, "%.3f\t%.3f\t%s\n", line.Start, line.End, line.Text)
+				}
 				continue
 			}
-			off := float64(g.Start) / 16000
-			r := align.Result{
-				Duration: off + float64(len(g.Samples))/16000,
-				Words:    align.Stitch([]float64{off}, [][]align.Word{words}),
-			}
-			r = r.Rounded()
-			line := streamLine{Start: math.Round(off*1000) / 1000, End: r.Duration, Text: text, Words: r.Words}
 			if err := enc.Encode(line); err != nil {
 				return err
 			}
 		}
+		if seg, ok := ep.Pending(); ok && (ahead == nil || ahead.start != seg.Start || ahead.end != seg.End) {
+			ahead = decodeAsync(a, seg, dec)
+		}
 		return nil
 	}
-	buf := make([]float32, 1600) // 100 ms at 16 kHz
-	for ctx.Err() == nil {
-		n, err := s.Read(buf)
-		if n > 0 {
-			if err := emit(seg.Push(buf[:n])); err != nil {
+	for {
+		select {
+		case <-ctx.Done():
+			return emit(ep.Flush())
+		case c := <-chunks:
+			if err := emit(ep.Push(c.x)); err != nil {
 				return err
 			}
-		}
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return err
+			if c.err == nil {
+				continue
+			}
+			for _, w := range s.Warnings() {
+				fmt.Fprintf(e.Stderr, "heed: warning: %s\n", w)
+			}
+			if err := emit(ep.Flush()); err != nil || errors.Is(c.err, io.EOF) {
+				return err
+			}
+			return c.err
 		}
 	}
-	for _, w := range s.Warnings() {
-		fmt.Fprintf(e.Stderr, "heed: warning: %s\n", w)
-	}
-	return emit(seg.Flush())
 }
+
+// round3 rounds seconds to milliseconds.
+func round3(x float64) float64 { return math.Round(x*1000) / 1000 }

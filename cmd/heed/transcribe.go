@@ -17,6 +17,7 @@ import (
 	"github.com/heed-asr/heed/align"
 	"github.com/heed-asr/heed/model"
 	"github.com/heed-asr/heed/model/english"
+	"github.com/heed-asr/heed/speech"
 )
 
 func init() {
@@ -183,12 +184,13 @@ type transcript struct {
 
 // batch is one run of heed transcribe over its inputs.
 type batch struct {
-	format string
-	outDir string // "" for standard output
-	force  bool
-	named  bool // several inputs: name each file in text output, and sum up
-	jobs   int
-	dec    model.DecodeOptions
+	format  string
+	outDir  string // "" for standard output
+	force   bool
+	named   bool // several inputs: name each file in text output, and sum up
+	jobs    int
+	segJobs int // segments of one file decoded in parallel
+	dec     model.DecodeOptions
 }
 
 // run transcribes ins on bt.jobs goroutines. Results go to standard output
@@ -236,6 +238,9 @@ func (bt *batch) run(ctx context.Context, e *env, b *model.Bundle, ins []input) 
 		results[i] = &result{done: make(chan struct{})}
 	}
 	workers := min(bt.jobs, len(todo))
+	// Cores left over by fewer files than jobs decode a file's segments
+	// of speech in parallel: one long file uses them all.
+	bt.segJobs = max(1, bt.jobs/max(1, workers))
 	// One core per file: the encoder's two directions share a goroutine
 	// unless there are cores to spare for them.
 	b.Net.SerialEncoder = bt.jobs < 2*workers
@@ -345,7 +350,7 @@ func (bt *batch) one(e *env, b *model.Bundle, in input) (transcript, error) {
 	if in.err != nil {
 		return transcript{}, in.err
 	}
-	t, err := transcribeOne(e, b, in.path, bt.dec, bt.format != "text")
+	t, err := transcribeOne(e, b, in.path, bt.dec, bt.format != "text", bt.segJobs)
 	if err != nil || in.out == "" {
 		return t, err
 	}
@@ -371,12 +376,14 @@ func writeTranscript(w io.Writer, format string, t *transcript) error {
 	return align.Formats[format].Write(w, &align.Result{File: t.File, Duration: t.Duration, Words: t.Words})
 }
 
-func transcribeOne(e *env, b *model.Bundle, path string, dec model.DecodeOptions, timed bool) (transcript, error) {
+// transcribeOne transcribes one file, decoding up to jobs of its segments
+// of speech in parallel.
+func transcribeOne(e *env, b *model.Bundle, path string, dec model.DecodeOptions, timed bool, jobs int) (transcript, error) {
 	c, err := readAudio16k(e, path)
 	if err != nil {
 		return transcript{}, err
 	}
-	text, words, err := align.NewAligner(b).Transcribe(c.Samples, dec, timed)
+	text, words, err := speech.Transcribe(align.NewAligner(b), c.Samples, dec, timed, jobs)
 	if err != nil {
 		return transcript{}, fmt.Errorf("%s: %w", path, err)
 	}

@@ -1,0 +1,149 @@
+package speech
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/heed-asr/heed/align"
+	"github.com/heed-asr/heed/model"
+)
+
+// Segments sends the segments of speech in samples (16 kHz mono, a whole
+// recording) to out as the Endpointer finds them, with FileOptions, and
+// closes out. Their Samples slice samples (no copies).
+func Segments(b *model.Bundle, samples []float32, out chan<- Segment) {
+	defer close(out)
+	e := NewEndpointer(b, FileOptions())
+	e.copyAudio = false
+	send := func(evs []Event) {
+		for _, ev := range evs {
+			if ev.Final {
+				ev.Samples = samples[ev.Start:ev.End]
+				out <- ev.Segment
+			}
+		}
+	}
+	const chunk = 10 * Rate
+	for i := 0; i < len(samples); i += chunk {
+		send(e.Push(samples[i:min(i+chunk, len(samples))]))
+	}
+	send(e.Flush())
+}
+
+// Result is one decoded segment.
+type Result struct {
+	Segment
+	Words []align.Word // times from the start of the stream; nil when not timed
+}
+
+// Decode recognises one segment with a and, when timed, times its words
+// (in seconds from the start of the stream). The segment's Text becomes the
+// decoder's transcript, "" when it heard nothing.
+func Decode(a *align.Aligner, seg Segment, dec model.DecodeOptions, timed bool) (Result, error) {
+	text, words, err := a.Transcribe(seg.Samples, dec, timed)
+	if err != nil {
+		return Result{}, err
+	}
+	if d := distance(text, seg.Text); os.Getenv("HEED_SPEECH_DEBUG") != "" {
+		fmt.Fprintf(os.Stderr, "DEC %.3f %q %q\n", float64(d)/float64(max(1, len(text))), seg.Text, text)
+	}
+	if float64(distance(text, seg.Text)) > maxDisagree*float64(len(text)) {
+		// The attention decoder wrote much that the CTC head did not
+		// hear: it is making up words for what is not speech.
+		text = ""
+	}
+	seg.Text = text
+	r := Result{Segment: seg}
+	if timed && text != "" {
+		start, _ := seg.Seconds()
+		r.Words = align.Stitch([]float64{start}, [][]align.Word{words})
+	}
+	return r, nil
+}
+
+// Transcribe finds the speech in samples (16 kHz mono, a whole recording),
+// decodes each segment on its own, jobs segments at a time, and returns the
+// transcript and, when timed, its words with times from the start of the
+// recording. Audio without speech gives "" and no words.
+func Transcribe(a *align.Aligner, samples []float32, dec model.DecodeOptions, timed bool, jobs int) (string, []align.Word, error) {
+	segs := make(chan Segment, jobs)
+	go Segments(a.Model, samples, segs)
+	type job struct {
+		i   int
+		seg Segment
+	}
+	work := make(chan job)
+	var (
+		mu      sync.Mutex
+		results []Result
+		first   error
+		wg      sync.WaitGroup
+	)
+	for w := 0; w < max(1, jobs); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range work {
+				r, err := Decode(a, j.seg, dec, timed)
+				mu.Lock()
+				if err != nil && first == nil {
+					first = err
+				}
+				for len(results) <= j.i {
+					results = append(results, Result{})
+				}
+				results[j.i] = r
+				mu.Unlock()
+			}
+		}()
+	}
+	n := 0
+	for seg := range segs {
+		work <- job{n, seg}
+		n++
+	}
+	close(work)
+	wg.Wait()
+	if first != nil {
+		return "", nil, first
+	}
+	var (
+		texts []string
+		words []align.Word
+	)
+	for _, r := range results {
+		if r.Text != "" {
+			texts = append(texts, r.Text)
+			words = append(words, r.Words...)
+		}
+	}
+	return strings.Join(texts, " "), words, nil
+}
+
+// maxDisagree is the largest share of a segment's transcript that may
+// differ from the CTC head's best path (in characters) before the
+// transcript is taken for an invention of the decoder.
+const maxDisagree = 0.6
+
+// distance is the Levenshtein distance between a and b in bytes.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c++
+			}
+			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
