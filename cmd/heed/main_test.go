@@ -1,14 +1,17 @@
 package main
 
 // End-to-end tests of the heed command line. Every test calls run in
-// process with its own env, so no binary is built and no subprocess runs.
+// process with its own env, except the stream protocol tests, which start
+// this test binary as heed (see TestMain in stream_test.go) behind real
+// pipes.
 // The rows of each table give the arguments, standard input, the wanted
 // exit status and substrings wanted in standard output and standard error.
 //
 // Models used here are untrained and tiny (see writeTinyModel): the tests
 // check the command line's contract (exit status, output shape, token
 // order, files written), not recognition accuracy. Only english_test.go
-// touches the embedded model.
+// and stream_test.go (which needs a model that tells speech from noise)
+// touch the embedded model.
 
 import (
 	"bytes"
