@@ -3,7 +3,6 @@ package speech
 import (
 	"fmt"
 	"math"
-	"os"
 	"time"
 
 	"github.com/heed-asr/heed/model"
@@ -105,6 +104,7 @@ type Endpointer struct {
 	buf      []float32 // audio from bufStart
 	bufStart int64
 	total    int64 // samples pushed
+	encoded  int64 // samples run through the encoder
 	next     int64 // frame index of the next frame to classify
 
 	open     bool
@@ -170,6 +170,7 @@ func (e *Endpointer) classify(out []Event, upto, wEnd int64) []Event {
 	x := e.buf[wStart-e.bufStart : wEnd-e.bufStart]
 	var enc *model.Encoded
 	if loud(x) {
+		e.encoded += int64(len(x))
 		feats, n := e.b.Features(x)
 		enc = e.b.Net.Encode(feats, n)
 	}
@@ -375,12 +376,7 @@ func (e *Endpointer) speech(seg Segment) bool {
 			sum += float64(f.p)
 		}
 	}
-	conf, dyn := sum/float64(max(n, 1)), e.dynamics(seg.Start, seg.End)
-	if os.Getenv("HEED_SPEECH_DEBUG") != "" {
-		a, z := seg.Seconds()
-		fmt.Fprintf(os.Stderr, "SEG %.2f-%.2f letters %d conf %.3f dyn %.1f %q\n", a, z, n, conf, dyn, seg.Text)
-	}
-	return n > 0 && conf >= minConf && dyn >= minDynamics
+	return n > 0 && sum/float64(n) >= minConf && e.dynamics(seg.Start, seg.End) >= minDynamics
 }
 
 // framesTo returns how many frames of the open segment end by sample end.

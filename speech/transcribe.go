@@ -1,8 +1,6 @@
 package speech
 
 import (
-	"fmt"
-	"os"
 	"strings"
 	"sync"
 
@@ -45,9 +43,6 @@ func Decode(a *align.Aligner, seg Segment, dec model.DecodeOptions, timed bool) 
 	text, words, err := a.Transcribe(seg.Samples, dec, timed)
 	if err != nil {
 		return Result{}, err
-	}
-	if d := distance(text, seg.Text); os.Getenv("HEED_SPEECH_DEBUG") != "" {
-		fmt.Fprintf(os.Stderr, "DEC %.3f %q %q\n", float64(d)/float64(max(1, len(text))), seg.Text, text)
 	}
 	if float64(distance(text, seg.Text)) > maxDisagree*float64(len(text)) {
 		// The attention decoder wrote much that the CTC head did not
