@@ -25,6 +25,7 @@ ap.add_argument('--hours-beam', type=int, default=0)
 ap.add_argument('heed'); ap.add_argument('corpus'); ap.add_argument('out')
 a = ap.parse_args()
 random.seed(1)
+sys.stdout.reconfigure(line_buffering=True)
 
 def dist(x, y):
     prev = list(range(len(y) + 1))

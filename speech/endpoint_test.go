@@ -1,9 +1,11 @@
 package speech
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -310,5 +312,67 @@ func TestCTCText(t *testing.T) {
 	}
 	if d := distance("kitten", "sitting"); d != 3 {
 		t.Errorf("distance = %d, want 3", d)
+	}
+}
+
+// cpuTime is the process's user and system time so far, seconds: the
+// benchmarks report it rather than wall time, which a busy machine inflates.
+func cpuTime() float64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
+// BenchmarkDecode reports the CPU time to decode and align one sentence
+// (testdata/hello.wav, 3.4 s) by beam width: what a stream's final costs
+// after its closing pause has begun.
+func BenchmarkDecode(b *testing.B) {
+	t := &testing.T{}
+	m, x := setup(t)
+	if _, err := m.LanguageModel(); err != nil {
+		b.Fatal(err)
+	}
+	a := align.NewAligner(m)
+	e := NewEndpointer(m, FileOptions())
+	evs := finals(push(e, x, len(x)))
+	if len(evs) != 1 {
+		b.Fatalf("%d segments", len(evs))
+	}
+	for _, beam := range []int{1, 4, 8, 16} {
+		b.Run(fmt.Sprintf("beam%d", beam), func(b *testing.B) {
+			dec := model.DefaultDecodeOptions()
+			dec.Beam = beam
+			cpu0 := cpuTime()
+			for i := 0; i < b.N; i++ {
+				if _, err := Decode(a, evs[0].Segment, dec, true); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric((cpuTime()-cpu0)/float64(b.N), "cpu-s/op")
+		})
+	}
+}
+
+// BenchmarkEndpointer reports the encoder's work per second of speech,
+// streamed in 100 ms chunks (StreamOptions) or read whole (FileOptions):
+// run with GOMAXPROCS=1 for the cost on one core.
+func BenchmarkEndpointer(b *testing.B) {
+	t := &testing.T{}
+	m, x := setup(t)
+	rec := glue(x, make([]float32, Rate/2))
+	for _, bc := range []struct {
+		name string
+		opt  Options
+	}{{"stream", StreamOptions()}, {"file", FileOptions()}} {
+		b.Run(bc.name, func(b *testing.B) {
+			e := NewEndpointer(m, bc.opt)
+			cpu0 := cpuTime()
+			for i := 0; i < b.N; i++ {
+				for j := 0; j < len(rec); j += 1600 {
+					e.Push(rec[j:min(j+1600, len(rec))])
+				}
+			}
+			b.ReportMetric((cpuTime()-cpu0)/(float64(b.N*len(rec))/Rate), "cpu-s/audio-s")
+		})
 	}
 }
