@@ -15,7 +15,8 @@
 # along the way and the speed as a multiple of real time.
 #   python3 bench/streambench.py --n 40 --hours 2 ./heed corpus /tmp/sb
 # (--beam B for both runs, --hours-beam B for the full-speed run only).
-import argparse, json, os, random, statistics, subprocess, sys, threading, time, wave
+import argparse, json, os, random, subprocess, sys, threading, time, wave
+from wer import dist
 
 ap = argparse.ArgumentParser()
 ap.add_argument('--n', type=int, default=40)
@@ -26,15 +27,6 @@ ap.add_argument('heed'); ap.add_argument('corpus'); ap.add_argument('out')
 a = ap.parse_args()
 random.seed(1)
 sys.stdout.reconfigure(line_buffering=True)
-
-def dist(x, y):
-    prev = list(range(len(y) + 1))
-    for i in range(1, len(x) + 1):
-        cur = [i] + [0] * len(y)
-        for j in range(1, len(y) + 1):
-            cur[j] = min(prev[j - 1] + (x[i - 1] != y[j - 1]), prev[j] + 1, cur[j - 1] + 1)
-        prev = cur
-    return prev[len(y)]
 
 def cer(hyp, ref):
     return 100 * dist(hyp, ref) / max(1, len(ref))

@@ -13,18 +13,19 @@ def dist(a, b):
         prev = cur
     return prev[len(b)]
 
-man = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-lines = open(sys.argv[2]).read().rstrip('\n').split('\n')
-if len(lines) == 1 and '\t' not in lines[0]:
-    pairs = [(' '.join(u['text'] for u in man), lines[0])]
-else:
-    hyp = {}
-    for l in lines:
-        f, _, t = l.partition('\t')
-        hyp[os.path.basename(f)] = t
-    pairs = [(u['text'], hyp.get(os.path.basename(u['audio']), '')) for u in man]
-we = wn = ce = cn = 0
-for ref, h in pairs:
-    we += dist(ref.split(), h.split()); wn += len(ref.split())
-    ce += dist(ref, h); cn += len(ref)
-print('utterances %d  WER %.2f%%  CER %.2f%%' % (len(pairs), 100 * we / wn, 100 * ce / cn))
+if __name__ == '__main__':
+    man = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+    lines = open(sys.argv[2]).read().rstrip('\n').split('\n')
+    if len(lines) == 1 and '\t' not in lines[0]:
+        pairs = [(' '.join(u['text'] for u in man), lines[0])]
+    else:
+        hyp = {}
+        for l in lines:
+            f, _, t = l.partition('\t')
+            hyp[os.path.basename(f)] = t
+        pairs = [(u['text'], hyp.get(os.path.basename(u['audio']), '')) for u in man]
+    we = wn = ce = cn = 0
+    for ref, h in pairs:
+        we += dist(ref.split(), h.split()); wn += len(ref.split())
+        ce += dist(ref, h); cn += len(ref)
+    print('utterances %d  WER %.2f%%  CER %.2f%%' % (len(pairs), 100 * we / wn, 100 * ce / cn))
