@@ -38,9 +38,9 @@ as soon as it is known. A final with an empty text withdraws partials of
 what turned out not to be speech. With --format text only finals are
 printed: "START<TAB>END<TAB>TEXT".
 
-Speech is told from silence, noise and music by the model's own
-posteriors (confident characters) and by the signal's dynamics, so a quiet
-or noisy room yields no lines. An utterance ends at a pause in speech of at
+Speech is told from silence and noise by the model's own posteriors
+(confident characters) and by the signal's dynamics, so a quiet or noisy
+room yields no lines. An utterance ends at a pause in speech of at
 least --min-pause, or after --max-segment of speech without one, which
 bounds both the latency and the memory used. The end of the input, Ctrl-C
 (SIGINT) and SIGTERM close the open utterance with a final line and exit 0.`,
