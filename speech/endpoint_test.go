@@ -121,10 +121,10 @@ func TestNoiseIsNotSpeech(t *testing.T) {
 		x    []float32
 	}{
 		{"silence", make([]float32, 120*Rate)},
-		{"white -40 dB", noise(30, 0.01, false, 1)},
-		{"white -15 dB", noise(30, 0.18, false, 2)},
-		{"pink -35 dB", noise(30, 0.018, true, 3)},
-		{"pink -15 dB", noise(30, 0.18, true, 4)},
+		{"white -40 dB", noise(10, 0.01, false, 1)},
+		{"white -15 dB", noise(10, 0.18, false, 2)},
+		{"pink -35 dB", noise(10, 0.018, true, 3)},
+		{"pink -15 dB", noise(10, 0.18, true, 4)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			text, words, err := Transcribe(a, tc.x, dec, true, 2)
@@ -195,17 +195,17 @@ func TestSegmentsAtPauses(t *testing.T) {
 func TestMaxSegment(t *testing.T) {
 	b, x := setup(t)
 	var rec []float32
-	for len(rec) < 20*Rate {
+	for len(rec) < 10*Rate {
 		rec = append(rec, x[:len(x)*3/4]...) // cut before the sentence's final silence
 	}
 	opt := StreamOptions()
-	opt.MaxSegment = 4 * time.Second
+	opt.MaxSegment = 3 * time.Second
 	evs := finals(push(NewEndpointer(b, opt), rec, 1600))
-	if len(evs) < 5 {
-		t.Fatalf("%d segments from 20 s of speech with MaxSegment 4 s", len(evs))
+	if len(evs) < 4 {
+		t.Fatalf("%d segments from 10 s of speech with MaxSegment 3 s", len(evs))
 	}
 	for _, ev := range evs {
-		if d := float64(ev.End-ev.Start) / Rate; d > 4.01 {
+		if d := float64(ev.End-ev.Start) / Rate; d > 3.01 {
 			t.Errorf("segment %.2f..%.2f is %.2f s long", float64(ev.Start)/Rate, float64(ev.End)/Rate, d)
 		}
 	}
@@ -263,12 +263,12 @@ func TestStreamEvents(t *testing.T) {
 	}
 }
 
-// TestNoiseStream: a minute of loud pink noise in a stream reports nothing
-// and holds bounded audio.
+// TestNoiseStream: 20 s of loud pink noise in a stream report nothing and
+// hold bounded audio.
 func TestNoiseStream(t *testing.T) {
 	b, _ := setup(t)
 	e := NewEndpointer(b, StreamOptions())
-	x := noise(60, 0.1, true, 9)
+	x := noise(20, 0.1, true, 9)
 	held := 0
 	var evs []Event
 	for i := 0; i < len(x); i += 1600 {
@@ -279,7 +279,7 @@ func TestNoiseStream(t *testing.T) {
 	if f := finals(evs); len(f) > 0 {
 		t.Errorf("%d segments of speech in noise: %q", len(f), f[0].Text)
 	}
-	if held > 17*Rate {
+	if held > 4*Rate {
 		t.Errorf("%.1f s of audio held", float64(held)/Rate)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/heed-asr/heed/internal/par"
 	"github.com/heed-asr/heed/model"
 	"github.com/heed-asr/heed/model/train"
+	"github.com/heed-asr/heed/speech"
 )
 
 func init() {
@@ -113,7 +114,12 @@ func evalASR(ctx context.Context, b *model.Bundle, path string, utts []corpus.Ut
 		if err != nil {
 			return err
 		}
-		hyp := b.Recognize(clip.Samples, dec).Text
+		// As heed transcribe does it: speech found first, each segment
+		// decoded on its own.
+		hyp, _, err := speech.Transcribe(align.NewAligner(b), clip.Samples, dec, false, 1)
+		if err != nil {
+			return fmt.Errorf("%s: %w", u.Audio, err)
+		}
 		ref := u.Text
 		per[i] = counts{
 			ce: train.EditDistance([]rune(ref), []rune(hyp)), c: len([]rune(ref)),
