@@ -2,7 +2,7 @@ package main
 
 // End-to-end tests of the heed command line. Every test calls run in
 // process with its own env, except the stream protocol tests, which start
-// this test binary as heed (see TestMain in stream_test.go) behind real
+// this test binary as heed (see TestMain in batch_test.go) behind real
 // pipes.
 // The rows of each table give the arguments, standard input, the wanted
 // exit status and substrings wanted in standard output and standard error.

@@ -2,8 +2,8 @@ package main
 
 // The stream tests use the embedded English model: whether a segment is
 // speech is the model's own verdict, which an untrained model cannot give.
-// The protocol tests run this test binary as heed (TestMain) behind real
-// pipes and send it real signals.
+// The protocol tests run this test binary as heed (TestMain, in
+// batch_test.go) behind real pipes and send it real signals.
 
 import (
 	"bufio"
@@ -24,16 +24,6 @@ import (
 
 	"github.com/heed-asr/heed/audio"
 )
-
-// TestMain runs main instead of the tests when HEED_TEST_MAIN is set, so
-// that a test can start this binary as heed itself.
-func TestMain(m *testing.M) {
-	if os.Getenv("HEED_TEST_MAIN") == "1" {
-		main()
-		return
-	}
-	os.Exit(m.Run())
-}
 
 // s16 encodes samples as raw s16le.
 func s16(x []float32) []byte {
