@@ -6,8 +6,8 @@ func TestSpokenText(t *testing.T) {
 	for in, want := range map[string]string{
 		"WE CALL IT BEAR": "we call it bear",
 		"Author of the danger trail, Philip Steels, etc.": "author of the danger trail philip steels et cetera",
-		"smart mirror":    "smart mirror",
-		"It cost $5.":     "it cost five dollars",
+		"smart mirror": "smart mirror",
+		"It cost $5.":  "it cost five dollars",
 	} {
 		got, err := spokenText(in)
 		if err != nil || got != want {
