@@ -97,13 +97,10 @@ func LoadAudio(path string) ([]float32, error) {
 // SampleRate; name labels errors.
 func ReadAudio(r io.Reader, name string) ([]float32, error) {
 	c, err := audio.Decode(r, name)
-	if err == nil && c.Rate != SampleRate {
-		c.Samples, c.Rate = audio.Resample(c.Samples, c.Rate, SampleRate), SampleRate
-	}
 	if err != nil {
 		return nil, &Error{Op: "read audio", Path: name, Err: err}
 	}
-	return c.Samples, nil
+	return audio.Resample(c.Samples, c.Rate, SampleRate), nil
 }
 
 // Word is one word with its times in seconds, confidence in [0, 1], status

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -254,6 +255,17 @@ func TestReadAudio(t *testing.T) {
 	got, err := ReadAudio(bytes.NewReader(b), "hello")
 	if err != nil || len(got) != len(want) {
 		t.Fatalf("%d samples, %v; want %d", len(got), err, len(want))
+	}
+	// 44.1 kHz: resampled as LoadAudio does it.
+	want, err = LoadAudio("testdata/audio/r44k.wav")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err = os.ReadFile("testdata/audio/r44k.wav"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = ReadAudio(bytes.NewReader(b), "r44k"); err != nil || !slices.Equal(got, want) {
+		t.Fatalf("44.1 kHz: %d samples, %v; want the %d of LoadAudio", len(got), err, len(want))
 	}
 	_, err = ReadAudio(strings.NewReader("RIFF"), "x.wav")
 	checkOp(t, err, "read audio", io.ErrUnexpectedEOF)
