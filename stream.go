@@ -38,7 +38,9 @@ type StreamOptions struct {
 type StreamResult struct {
 	// Final is true for an utterance that ended: its text will not change.
 	// A partial result (Final false) is the best guess so far for the
-	// utterance in progress, which later results replace.
+	// utterance in progress, which later results replace. A final result
+	// with no text closes an utterance whose partial results turned out
+	// to hold no words.
 	Final      bool
 	Start, End float64
 	Text       string
@@ -99,7 +101,7 @@ func (m *Model) stream(ctx context.Context, r io.Reader, opt StreamOptions, fn f
 	p := partials{every: samplesOf(opt.Partial), keep: samplesOf(maxSeg)}
 	final := func(segs []align.Segment) error {
 		for _, g := range segs {
-			p.done(g.Start + int64(len(g.Samples)))
+			told := p.done(g.Start + int64(len(g.Samples)))
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -107,7 +109,7 @@ func (m *Model) stream(ctx context.Context, r io.Reader, opt StreamOptions, fn f
 			if err != nil {
 				return err
 			}
-			if text == "" {
+			if text == "" && !told {
 				continue
 			}
 			off := float64(g.Start) / SampleRate
@@ -174,15 +176,16 @@ func (p *partials) push(x []float32) {
 }
 
 // done drops the audio up to stream position end, which a final result
-// covered.
-func (p *partials) done(end int64) {
+// covers, and reports whether a partial result was sent for it.
+func (p *partials) done(end int64) (told bool) {
+	told, p.last = p.last != "", ""
 	if p.every <= 0 || end <= p.start {
-		return
+		return told
 	}
 	n := min(int(end-p.start), len(p.buf))
 	p.buf = append(p.buf[:0], p.buf[n:]...)
 	p.start += int64(n)
-	p.last = ""
+	return told
 }
 
 // due decodes the audio in progress greedily when a partial result is due
