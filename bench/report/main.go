@@ -6,7 +6,7 @@
 //
 //	report prep    -corpus DIR [-real DIR] -out DIR [-n 30] [-fsdd 100] [-snr 20,10]
 //	report score   -manifest M -hyp FILE -hyp-format heed|ps -system S -set X -cond C -trn DIR -o RESULTS
-//	report measure -o RESULTS [-stdin FILE] -fields JSON -- COMMAND [ARG...]
+//	report measure -o RESULTS [-stdin FILE] [-stdout FILE] [-log FILE] -fields JSON -- COMMAND [ARG...]
 //	report write   -results RESULTS -env ENV.json -out REPORT.md -charts DIR
 //
 // prep writes one manifest per source and condition (clean and each SNR)

@@ -16,6 +16,7 @@ func measure(args []string) error {
 	out := fs.String("o", "", "results file (JSON Lines, appended)")
 	stdin := fs.String("stdin", "", "file to give the command as standard input")
 	stdout := fs.String("stdout", "", "file for the command's standard output (default: discarded)")
+	logPath := fs.String("log", "", "file to append the command's standard error to (default: standard error)")
 	fields := fs.String("fields", "{}", "JSON object of fields to record with the measurement")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -29,6 +30,14 @@ func measure(args []string) error {
 	}
 	cmd := exec.Command(fs.Arg(0), fs.Args()[1:]...)
 	cmd.Stderr = os.Stderr
+	if *logPath != "" {
+		f, err := os.OpenFile(*logPath, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		cmd.Stderr = f
+	}
 	if *stdin != "" {
 		f, err := os.Open(*stdin)
 		if err != nil {

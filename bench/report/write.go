@@ -232,7 +232,7 @@ func (r *reporter) headline() error {
 		if a, ok := al[k.set]["pocketsphinx"]; ok && a.Boundaries != nil {
 			pa = fmt.Sprintf("%.1f ms", 1000*a.Boundaries.Mean)
 		}
-		r.p("| %s (clean) | **%s** | %s | %s | %s |\n", k.set, pct(h.WER), pct(p.WER), ha, pa)
+		r.p("| %s (clean) | %s | %s | %s | %s |\n", k.set, pct(h.WER), pct(p.WER), ha, pa)
 	}
 	sp := map[[3]string]record{}
 	for _, x := range r.kind("speed") {
@@ -264,7 +264,7 @@ func (r *reporter) accuracy() error {
 		if h.Missing+p.Missing > 0 {
 			miss = fmt.Sprintf(" (%d / %d without output)", h.Missing, p.Missing)
 		}
-		r.p("| %s | %s | %d | %d | **%s** | %s | %s | %s | %s / %s%s |\n", k.set, k.cond, h.Utts, h.Words,
+		r.p("| %s | %s | %d | %d | %s | %s | %s | %s | %s / %s%s |\n", k.set, k.cond, h.Utts, h.Words,
 			pct(h.WER), pct(h.CER), pct(p.WER), pct(p.CER), scl(h.ScliteWER), scl(p.ScliteWER), miss)
 		names = append(names, k.set+" "+k.cond)
 		heed = append(heed, 100*h.WER)
@@ -484,6 +484,15 @@ func barChart(path, title, ylabel string, names, systems []string, vals [][]floa
 		p.Legend.Add(sys, b)
 	}
 	p.Legend.Top = true
+	top := 0.0
+	for _, v := range vals {
+		for _, x := range v {
+			if !math.IsNaN(x) {
+				top = max(top, x)
+			}
+		}
+	}
+	p.Y.Min, p.Y.Max = 0, 1.25*top+1e-9 // headroom for the legend
 	p.NominalX(names...)
 	p.X.Tick.Label.Rotation = math.Pi / 4
 	p.X.Tick.Label.XAlign = -1
@@ -525,5 +534,6 @@ func linePlot(path, title, xlabel, ylabel string, ss []series) error {
 	p.Legend.Top = true
 	p.Legend.Left = true
 	p.X.Min, p.Y.Min = 0, 0
+	p.Y.Max *= 1.15 // headroom for the legend
 	return p.Save(6*vg.Inch, 4*vg.Inch, path)
 }
