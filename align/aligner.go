@@ -38,6 +38,18 @@ type Aligner struct {
 	// aligned in pieces of at most MaxPiece/2); MinPause the shortest
 	// silence a long recording is split at.
 	MaxPiece, MinPause time.Duration
+	// Check, when not nil, is called before each piece of audio is
+	// recognised or aligned; an error from it stops the work and is
+	// returned (the heed package passes a context's Err).
+	Check func() error
+}
+
+// check calls a.Check when there is one.
+func (a *Aligner) check() error {
+	if a.Check == nil {
+		return nil
+	}
+	return a.Check()
 }
 
 // NewAligner returns an Aligner with heed's defaults for model b.
@@ -69,6 +81,9 @@ func (a *Aligner) Align(samples []float32, text string) ([]Word, *Detail, error)
 		return nil, nil, errors.New("the transcript is empty")
 	}
 	const rate = 16000
+	if err := a.check(); err != nil {
+		return nil, nil, err
+	}
 	if time.Duration(len(samples))*time.Second/rate <= a.MaxPiece {
 		return a.alignEncoded(a.encode(samples), txt)
 	}
@@ -158,6 +173,9 @@ func (a *Aligner) Transcribe(samples []float32, dec model.DecodeOptions, timed b
 		parts   [][]Word
 	)
 	for _, p := range pieces {
+		if err := a.check(); err != nil {
+			return "", nil, err
+		}
 		r := a.Model.Recognize(samples[p.Start:p.End], dec)
 		if r.Text == "" {
 			continue
@@ -252,6 +270,9 @@ func (a *Aligner) alignLong(samples []float32, txt *normalize.Text) ([]Word, *De
 		hi, pos = advance(cur, 0, 0)
 	}
 	for i, p := range pieces {
+		if err := a.check(); err != nil {
+			return nil, nil, err
+		}
 		var next *encodedPiece
 		nextHi := n
 		if i+1 < len(pieces) {

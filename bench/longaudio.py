@@ -1,14 +1,17 @@
-# longaudio.py MINUTES OUT [CORPUS_DIR]: glues dev utterances (with 0.3-1 s pauses)
+# longaudio.py MINUTES OUT [CORPUS_DIR [MANIFEST]]: glues dev utterances (with 0.3-1 s pauses)
 # into OUT.wav, OUT.txt (the transcript) and OUT.jsonl (one utterance with gold
 # word times) to measure long-audio transcription and alignment:
 #   python3 bench/longaudio.py 60 /tmp/long60 corpus
 #   GOMAXPROCS=1 /usr/bin/time -v heed align --format tsv -o /tmp/x.tsv /tmp/long60.wav /tmp/long60.txt
 #   heed eval align /tmp/long60.jsonl
+# MANIFEST (default CORPUS_DIR/dev.jsonl) picks other utterances, such as the
+# dev utterances whose words are all in pocketsphinx's dictionary (bench/run).
 import json, wave, random, sys, os
 random.seed(1)
 minutes = float(sys.argv[1]); out = sys.argv[2]
 base = sys.argv[3] if len(sys.argv) > 3 else 'corpus'
-utts = [json.loads(l) for l in open(os.path.join(base, 'dev.jsonl'))]
+manifest = sys.argv[4] if len(sys.argv) > 4 else os.path.join(base, 'dev.jsonl')
+utts = [json.loads(l) for l in open(manifest)]
 frames = bytearray(); words = []; texts = []; t = 0.0
 while t < minutes * 60:
     for u in utts:
