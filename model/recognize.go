@@ -74,7 +74,7 @@ func (b *Bundle) Recognize(samples []float32, opt DecodeOptions) *Recognition {
 	if opt.Beam <= 1 && opt.CTCWeight == 0 && opt.LM == nil {
 		r.IDs, _ = b.Net.Greedy(enc, maxLen)
 	} else {
-		start := beamDecoder{net: b.Net, enc: enc, st: b.Net.StartDecoder(enc)}
+		start := beamDecoder{bs: b.Net.NewBatchStepper(enc), st: b.Net.StartDecoder(enc)}
 		hyps := beam.Search(start, enc.CTCLogProbs, enc.T, b.Net.Cfg.V(), opt.LM, beam.Options{
 			Beam: max(1, opt.Beam), MaxLen: maxLen, EOS: EOS,
 			CTCWeight: opt.CTCWeight, LMWeight: opt.LMWeight, LengthBonus: opt.LengthBonus,
@@ -87,17 +87,28 @@ func (b *Bundle) Recognize(samples []float32, opt DecodeOptions) *Recognition {
 	return r
 }
 
-// beamDecoder adapts the network's step decoder to beam.Decoder.
+// beamDecoder adapts the network's batched step decoder to beam.Decoder
+// and beam.BatchDecoder.
 type beamDecoder struct {
-	net *Model
-	enc *Encoded
-	st  *DecState
+	bs *BatchStepper[float32]
+	st *DecState
 }
 
 func (d beamDecoder) Step(prev int, logp []float32) beam.Decoder {
 	st := d.st.Clone()
-	d.net.Step(d.enc, st, prev, logp)
-	return beamDecoder{net: d.net, enc: d.enc, st: st}
+	d.bs.Step([]*DecState{st}, []int{prev}, logp)
+	return beamDecoder{bs: d.bs, st: st}
+}
+
+func (d beamDecoder) StepBatch(ds []beam.Decoder, prev []int, logp []float32, next []beam.Decoder) {
+	sts := make([]*DecState, len(ds))
+	for i, x := range ds {
+		sts[i] = x.(beamDecoder).st.Clone()
+	}
+	d.bs.Step(sts, prev, logp)
+	for i, st := range sts {
+		next[i] = beamDecoder{bs: d.bs, st: st}
+	}
 }
 
 // MaxDecodeLen caps the attention decoder's output length from the

@@ -43,7 +43,9 @@
 package beam
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -55,6 +57,17 @@ type Decoder interface {
 	// search feeds Options.EOS as prev for the first step. The values
 	// must be ≤ 0 (log-softmax output) for the stopping rule to be exact.
 	Step(prev int, logp []float32) Decoder
+}
+
+// BatchDecoder is a Decoder that can also step several hypotheses at once,
+// which for a neural decoder turns B matrix-vector products into one
+// matrix product. Search uses StepBatch when the start state has it.
+type BatchDecoder interface {
+	Decoder
+	// StepBatch does what next[i] = ds[i].Step(prev[i], logp[i*V:(i+1)*V])
+	// does for every i. Every ds[i] is the start state or a state returned
+	// by Step or StepBatch.
+	StepBatch(ds []Decoder, prev []int, logp []float32, next []Decoder)
 }
 
 // LMState is an LM's opaque state for one hypothesis. A character n-gram
@@ -136,6 +149,9 @@ type candidate struct {
 	score  float64
 	ctcSt  *CTCState
 	lmSt   LMState
+	// pending: the CTC prefix score is not computed yet; ctc holds the
+	// parent's, an upper bound, and score the bound it gives.
+	pending bool
 }
 
 // Search runs beam search from the decoder state start and returns up to
@@ -222,19 +238,41 @@ func Search(start Decoder, ctcLogProbs []float32, T, V int, lm LM, opt Options) 
 
 	live := []*hyp{root}
 	var finished []*hyp
-	logp := make([]float32, V)   // (V) decoder output
-	lmLogp := make([]float64, V) // (V) LM log-probs
-	lmNext := make([]LMState, V) // (V) LM successor states
-	pre := make([]float64, V)    // (V) pre-beam scores
-	top := make([]int, 0, K+1)   // candidate token ids of one hypothesis
-	var cands []candidate
+	batch, _ := start.(BatchDecoder)
+	var (
+		logps  []float32             // (len(live), V) decoder outputs
+		decs   []Decoder             // (len(live)) decoder states to step
+		prevs  []int                 // (len(live)) their last tokens
+		nexts  []Decoder             // (len(live)) successor states
+		lmLogp = make([]float64, V)  // (V) LM log-probs
+		lmNext = make([]LMState, V)  // (V) LM successor states
+		pre    = make([]float64, V)  // (V) pre-beam scores
+		top    = make([]int, 0, K+1) // candidate token ids of one hypothesis
+		cands  []candidate
+		lazy   ctcLazy
+	)
 
 	for n := 0; len(live) > 0; n++ {
+		logps = growF32(logps, len(live)*V)
+		if useAtt {
+			decs, prevs, nexts = decs[:0], prevs[:0], nexts[:0]
+			for _, h := range live {
+				decs, prevs, nexts = append(decs, h.dec), append(prevs, h.last), append(nexts, nil)
+			}
+			if batch != nil {
+				batch.StepBatch(decs, prevs, logps, nexts)
+			} else {
+				for i, d := range decs {
+					nexts[i] = d.Step(prevs[i], logps[i*V:(i+1)*V])
+				}
+			}
+			for i, h := range live {
+				h.decNext = nexts[i]
+			}
+		}
 		cands = cands[:0]
 		for hi, h := range live {
-			if useAtt {
-				h.decNext = h.dec.Step(h.last, logp)
-			}
+			logp := logps[hi*V : (hi+1)*V]
 			if all, ok := lm.(AllScorer); useLM && ok {
 				all.ScoreAll(h.lmSt, lmLogp, lmNext)
 			} else if useLM {
@@ -273,8 +311,9 @@ func Search(start Decoder, ctcLogProbs []float32, T, V int, lm LM, opt Options) 
 					if tok == eos {
 						c.ctc = scorer.Final(h.ctcSt)
 					} else {
-						c.ctcSt = scorer.Extend(getState(), h.ctcSt, tok)
-						c.ctc = c.ctcSt.Score
+						// The prefix score of h+tok is at most h's: score
+						// with h's now, extend later if it can still win.
+						c.pending = true
 					}
 				}
 				c.score = (1-lambda)*c.att + lambda*c.ctc + mu*c.lm
@@ -284,16 +323,21 @@ func Search(start Decoder, ctcLogProbs []float32, T, V int, lm LM, opt Options) 
 				}
 				c.score += beta * float64(length)
 				if math.IsInf(c.score, -1) || math.IsNaN(c.score) {
-					putState(c.ctcSt)
 					continue
 				}
 				cands = append(cands, c)
 			}
 		}
+		if useCTC {
+			cands = lazy.resolve(cands, opt.Beam, lambda, func(c *candidate) {
+				c.ctcSt = scorer.Extend(getState(), live[c.parent].ctcSt, c.tok)
+				c.ctc = c.ctcSt.Score
+			}, putState)
+		}
 
 		// Keep the Beam best candidates; the stable sort breaks ties by
 		// hypothesis order, then token order.
-		sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
+		slices.SortStableFunc(cands, func(a, b candidate) int { return cmp.Compare(b.score, a.score) })
 		var next []*hyp
 		for i, c := range cands {
 			if i >= opt.Beam {
@@ -351,6 +395,78 @@ func canImprove(live, finished []*hyp, beta float64, maxLen int) bool {
 	return false
 }
 
+// ctcSlack covers rounding in the bound "a prefix's CTC score is at most
+// its parent's" (the softplus table errs by 1e-10 nats per logAdd).
+const ctcSlack = 1e-6
+
+// lazyCTC is false only in tests that check the lazy search against
+// extending every candidate.
+var lazyCTC = true
+
+// ctcLazy computes CTC prefix scores only for candidates that can still be
+// among the best: a candidate's score with its parent's CTC score bounds its
+// true score from above, so candidates are extended in order of that bound
+// until beam exact scores beat every remaining bound. The result is the one
+// of extending every candidate; typically a few times beam extensions are
+// made instead of beam·PreBeam. The slices are reused between steps.
+type ctcLazy struct {
+	order []int     // candidate indices by bound, best first
+	best  []float64 // the best exact scores so far, descending, at most beam
+	keep  []bool    // candidates that may be among the beam best
+}
+
+// resolve fills in the pending CTC scores of cands that can be among the
+// beam best, by calling extend, and returns cands without the others and
+// without those whose exact score is −Inf, in their original order. The
+// states of the latter are handed to release.
+func (z *ctcLazy) resolve(cands []candidate, beam int, lambda float64, extend func(*candidate), release func(*CTCState)) []candidate {
+	z.order = z.order[:0]
+	for i := range cands {
+		z.order = append(z.order, i)
+	}
+	slices.SortStableFunc(z.order, func(a, b int) int { return cmp.Compare(cands[b].score, cands[a].score) })
+	z.best = z.best[:0]
+	z.keep = append(z.keep[:0], make([]bool, len(cands))...)
+	keep := z.keep
+	for _, i := range z.order {
+		c := &cands[i]
+		if lazyCTC && len(z.best) == beam && c.score+ctcSlack < z.best[beam-1] {
+			break // neither this bound nor any after it can reach the beam
+		}
+		if c.pending {
+			bound := c.ctc
+			extend(c)
+			c.pending = false
+			c.score += lambda * (c.ctc - bound)
+			if math.IsInf(c.score, -1) || math.IsNaN(c.score) {
+				release(c.ctcSt)
+				continue
+			}
+		}
+		keep[i] = true
+		// Insert c.score into the descending best list, capped at beam.
+		j := len(z.best)
+		if j < beam {
+			z.best = append(z.best, c.score)
+		} else if c.score > z.best[j-1] {
+			j--
+		} else {
+			continue
+		}
+		for ; j > 0 && z.best[j-1] < c.score; j-- {
+			z.best[j] = z.best[j-1]
+		}
+		z.best[j] = c.score
+	}
+	out := cands[:0]
+	for i := range cands {
+		if keep[i] {
+			out = append(out, cands[i])
+		}
+	}
+	return out
+}
+
 // topK appends to dst the indices of the k largest values of s, largest
 // first, ties broken by the smaller index.
 func topK(dst []int, s []float64, k int) []int {
@@ -371,6 +487,14 @@ func topK(dst []int, s []float64, k int) []int {
 		}
 	}
 	return dst
+}
+
+// growF32 returns s resized to n, reallocated only when too small.
+func growF32(s []float32, n int) []float32 {
+	if cap(s) < n {
+		return make([]float32, n)
+	}
+	return s[:n]
 }
 
 func contains(s []int, x int) bool {

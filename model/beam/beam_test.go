@@ -637,3 +637,70 @@ func TestLogAdd(t *testing.T) {
 		t.Errorf("max softplus error %g > %g", worst, tol)
 	}
 }
+
+// TestLazyCTCEqualsEager checks that extending CTC prefixes only for the
+// candidates that can still reach the beam returns exactly what extending
+// every pre-beam candidate returns.
+func TestLazyCTCEqualsEager(t *testing.T) {
+	rng := rand.New(rand.NewSource(21))
+	const T, V = 60, 12
+	for trial := 0; trial < 40; trial++ {
+		target := make([]int, 3+rng.Intn(8))
+		for i := range target {
+			target[i] = 1 + rng.Intn(V-1)
+		}
+		var x []float32
+		if trial%2 == 0 {
+			x = peakedCTC(rng, target, T, V, 0, 1+4*rng.Float64())
+		} else {
+			x = randCTC(rng, T, V, 1+rng.Float64())
+		}
+		dec := histDec{h: uint64(trial), v: V, eos: 0, eosBias: -1, temp: 1 + rng.Float64()}
+		lm := bigramLM{table: randTable(rng, V, V, 1), eos: 0}
+		opt := Options{Beam: 1 + rng.Intn(10), PreBeam: rng.Intn(V + 1), MaxLen: 12, EOS: 0,
+			CTCWeight: []float64{0.1, 0.3, 0.7, 1}[rng.Intn(4)], LMWeight: rng.Float64(), LengthBonus: rng.Float64()}
+		lazyCTC = false
+		want := Search(dec, x, T, V, lm, opt)
+		lazyCTC = true
+		got := Search(dec, x, T, V, lm, opt)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("trial %d %+v:\nlazy  %+v\neager %+v", trial, opt, got, want)
+		}
+	}
+}
+
+// batchDec is histDec with StepBatch, counting the batched calls.
+type batchDec struct {
+	histDec
+	calls *int
+}
+
+func (d batchDec) Step(prev int, logp []float32) Decoder {
+	return batchDec{d.histDec.Step(prev, logp).(histDec), d.calls}
+}
+
+func (d batchDec) StepBatch(ds []Decoder, prev []int, logp []float32, next []Decoder) {
+	*d.calls++
+	for i, s := range ds {
+		next[i] = s.(batchDec).Step(prev[i], logp[i*d.v:(i+1)*d.v])
+	}
+}
+
+// TestBatchDecoder checks that Search steps a BatchDecoder once per output
+// step and finds what it finds with the plain decoder.
+func TestBatchDecoder(t *testing.T) {
+	rng := rand.New(rand.NewSource(8))
+	const T, V = 40, 10
+	x := randCTC(rng, T, V, 2)
+	h := histDec{v: V, eos: 0, eosBias: -1, temp: 1.5}
+	calls := 0
+	opt := Options{Beam: 5, MaxLen: 8, EOS: 0, CTCWeight: 0.3, LengthBonus: 0.5}
+	want := Search(h, x, T, V, nil, opt)
+	got := Search(batchDec{h, &calls}, x, T, V, nil, opt)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("batched %+v, plain %+v", got, want)
+	}
+	if calls == 0 || calls > opt.MaxLen+1 {
+		t.Errorf("StepBatch called %d times for at most %d steps", calls, opt.MaxLen+1)
+	}
+}

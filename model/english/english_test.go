@@ -5,6 +5,7 @@ import (
 
 	"github.com/heed-asr/heed/audio"
 	"github.com/heed-asr/heed/model"
+	"github.com/heed-asr/heed/model/modelfile"
 	"github.com/heed-asr/heed/model/train"
 )
 
@@ -31,4 +32,15 @@ func TestEmbeddedModelIsTrained(t *testing.T) {
 		t.Errorf("transcript %q: CER %.0f%% against %q", got, 100*cer, ref)
 	}
 	t.Logf("transcript %q (CER %.1f%%)", got, 100*cer)
+}
+
+// TestEmbeddedChecksum checks the embedded model file completely, SHA-256
+// included: Load trusts it at run time.
+func TestEmbeddedChecksum(t *testing.T) {
+	if _, err := modelfile.OpenBytes(Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := model.LoadBytes(Bytes()); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -1,6 +1,9 @@
 package modelfile
 
-import "math"
+import (
+	"encoding/binary"
+	"math"
+)
 
 // F32ToF16 returns the IEEE 754 binary16 bit pattern nearest to f, rounding
 // ties to even. Magnitudes too large for binary16 (≥ 65520) become ±Inf,
@@ -65,4 +68,19 @@ func F16ToF32(h uint16) float32 {
 		return math.Float32frombits(sign | e<<23 | (man&0x3ff)<<13)
 	}
 	return math.Float32frombits(sign | (exp+127-15)<<23 | man<<13)
+}
+
+// f16Decode converts the little-endian binary16 values in src (2·len(d)
+// bytes) into d: with the CPU's conversion instruction where there is one
+// (F16C on amd64, exact like F16ToF32; a signalling NaN may come out
+// quiet), the rest with F16ToF32.
+func f16Decode(d []float32, src []byte) {
+	src = src[:2*len(d)]
+	done := f16DecodeFast(d, src)
+	if done == len(d) {
+		return
+	}
+	for j := done; j < len(d); j++ {
+		d[j] = F16ToF32(binary.LittleEndian.Uint16(src[2*j:]))
+	}
 }

@@ -1,6 +1,7 @@
 package modelfile
 
 import (
+	"encoding/binary"
 	"math"
 	"math/rand"
 	"sort"
@@ -140,6 +141,30 @@ func TestF16Precision(t *testing.T) {
 			}
 		} else if err > absTol {
 			t.Fatalf("x=%g: absolute error %g > %g", x, err, absTol)
+		}
+	}
+}
+
+// TestF16DecodeExhaustive checks the bulk conversion (F16C where the CPU
+// has it) against F16ToF32 on every binary16 value, at every alignment of
+// the 8-wide fast path.
+func TestF16DecodeExhaustive(t *testing.T) {
+	src := make([]byte, 2<<16)
+	for h := 0; h < 1<<16; h++ {
+		binary.LittleEndian.PutUint16(src[2*h:], uint16(h))
+	}
+	for _, off := range []int{0, 3} {
+		d := make([]float32, 1<<16-off)
+		f16Decode(d, src[2*off:])
+		for j, v := range d {
+			h := uint16(j + off)
+			want := F16ToF32(h)
+			if math.IsNaN(float64(want)) && math.IsNaN(float64(v)) {
+				continue
+			}
+			if math.Float32bits(v) != math.Float32bits(want) {
+				t.Fatalf("%#04x: %g (%#08x), want %g (%#08x)", h, v, math.Float32bits(v), want, math.Float32bits(want))
+			}
 		}
 	}
 }

@@ -34,6 +34,21 @@ func FuzzRead(f *testing.F) {
 func checkAccepted(t *testing.T, b []byte) {
 	t.Helper()
 	file, err := ReadBytes(b)
+	lazy, lerr := OpenBytes(b)
+	if (err == nil) != (lerr == nil) || (err != nil && err.Error() != lerr.Error()) {
+		t.Fatalf("ReadBytes error %v, OpenBytes error %v", err, lerr)
+	}
+	if _, terr := OpenTrusted(b); err == nil && terr != nil {
+		t.Fatalf("OpenTrusted refuses what ReadBytes accepts: %v", terr)
+	}
+	if err == nil {
+		for i, info := range lazy.Tensors() {
+			d, err := lazy.Tensor(info.Name, info.Shape...)
+			if err != nil || !slices.EqualFunc(d, file.Tensors[i].Data, func(a, b float32) bool { return math.Float32bits(a) == math.Float32bits(b) }) {
+				t.Fatalf("lazy tensor %q differs from ReadBytes' (%v)", info.Name, err)
+			}
+		}
+	}
 	if err != nil {
 		if file != nil {
 			t.Fatal("file and error both returned")

@@ -397,10 +397,42 @@ func ReadFile(path string) (*File, error) {
 	return f, nil
 }
 
+// OpenFile reads the model file at path and checks it as OpenBytes does.
+func OpenFile(path string) (*Lazy, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("modelfile: %w", err)
+	}
+	l, err := OpenBytes(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return l, nil
+}
+
 // ReadBytes decodes and verifies a model file held in memory, for example
 // one embedded with go:embed. The returned tensors do not alias b. All
 // tensors share a single []float32 allocation, in file order.
 func ReadBytes(b []byte) (*File, error) {
+	l, err := open(b, true)
+	if err != nil {
+		return nil, err
+	}
+	f := &File{Version: l.Version, Header: l.Header, DType: l.DType, Tensors: make([]Tensor, len(l.entries))}
+	data := make([]float32, l.total)
+	var at int64
+	for i, e := range l.entries {
+		d := data[at : at+e.Count : at+e.Count]
+		l.decode(d, i)
+		f.Tensors[i] = Tensor{Name: e.Name, Shape: e.Shape, Data: d, Exact: l.sizes[i] == 4 && l.DType == F16}
+		at += e.Count
+	}
+	return f, nil
+}
+
+// open checks b as ReadBytes does, the SHA-256 only when verify is set, and
+// returns it with its tensor table checked but no tensor converted.
+func open(b []byte, verify bool) (*Lazy, error) {
 	n := int64(len(b))
 	if n < int64(len(Magic)) {
 		if !bytes.HasPrefix([]byte(Magic), b) {
@@ -428,7 +460,7 @@ func ReadBytes(b []byte) (*File, error) {
 	if err := json.Unmarshal(b[prefixLen:prefixLen+hlen], &h); err != nil {
 		// A corrupted byte is far more likely than a writer bug, so
 		// report the checksum when it fails.
-		if !checksumOK(b) {
+		if verify && !checksumOK(b) {
 			return nil, formatErr(ErrChecksum, "header is not valid JSON and the SHA-256 does not match")
 		}
 		return nil, formatErr(ErrHeader, "%v", err)
@@ -443,11 +475,11 @@ func ReadBytes(b []byte) (*File, error) {
 	if h.PayloadBytes < avail {
 		return nil, formatErr(ErrTrailing, "%d bytes after the checksum", avail-h.PayloadBytes)
 	}
-	if !checksumOK(b) {
+	if verify && !checksumOK(b) {
 		return nil, formatErr(ErrChecksum, "SHA-256 of the first %d bytes does not match the trailer", n-checksumLen)
 	}
 	payload := b[prefixLen+hlen : n-checksumLen]
-	return decodeTensors(&h, payload)
+	return checkTable(&h, payload)
 }
 
 func checksumOK(b []byte) bool {
@@ -459,38 +491,37 @@ func checksumOK(b []byte) bool {
 	return bytes.Equal(sum[:], b[len(body):])
 }
 
-// decodeTensors validates the tensor table against the payload and converts
-// the elements. Nothing is allocated until the whole table has been checked
-// against len(payload).
-func decodeTensors(h *header, payload []byte) (*File, error) {
-	f := &File{Version: Version, Header: h.Meta, Tensors: make([]Tensor, len(h.Tensors))}
-	sizes := make([]int64, len(h.Tensors))
+// checkTable validates the tensor table against the payload. Nothing is
+// allocated for the tensors' data.
+func checkTable(h *header, payload []byte) (*Lazy, error) {
+	l := &Lazy{Version: Version, Header: h.Meta, entries: h.Tensors, payload: payload,
+		sizes: make([]int64, len(h.Tensors)), index: make(map[string]int, len(h.Tensors))}
 	for i, e := range h.Tensors {
 		dt, ok := parseDType(e.DType)
 		if !ok {
 			return nil, formatErr(ErrHeader, "tensor %q: unknown dtype %q", e.Name, e.DType)
 		}
 		if dt == F16 {
-			f.DType = F16
+			l.DType = F16
 		}
-		sizes[i] = int64(dt.size())
+		l.sizes[i] = int64(dt.size())
 	}
 	plen := int64(len(payload))
-	seen := make(map[string]bool, len(h.Tensors))
-	var off, total int64
+	var off int64
 	for i, e := range h.Tensors {
-		esize := sizes[i]
+		esize := l.sizes[i]
+		_, dup := l.index[e.Name]
 		switch {
 		case e.Name == "":
 			return nil, formatErr(ErrHeader, "tensor %d has an empty name", i)
-		case seen[e.Name]:
+		case dup:
 			return nil, formatErr(ErrHeader, "duplicate tensor %q", e.Name)
 		case e.Offset != off:
 			return nil, formatErr(ErrHeader, "tensor %q: offset %d, expected %d", e.Name, e.Offset, off)
 		case e.Count < 0 || e.Count > (plen-off)/esize:
 			return nil, formatErr(ErrHeader, "tensor %q: %d elements at offset %d overrun the %d-byte payload", e.Name, e.Count, off, plen)
 		}
-		seen[e.Name] = true
+		l.index[e.Name] = i
 		want, err := elemCount(e.Shape, plen/esize)
 		if err != nil {
 			return nil, formatErr(ErrShape, "tensor %q: %v", e.Name, err)
@@ -498,33 +529,112 @@ func decodeTensors(h *header, payload []byte) (*File, error) {
 		if want != e.Count {
 			return nil, formatErr(ErrShape, "tensor %q: shape %v has %d elements, table says %d", e.Name, e.Shape, want, e.Count)
 		}
+		if e.Shape == nil {
+			l.entries[i].Shape = []int{}
+		}
 		off += e.Count * esize
-		total += e.Count
+		l.total += e.Count
 	}
 	if off != plen {
 		return nil, formatErr(ErrHeader, "tensors cover %d of %d payload bytes", off, plen)
 	}
+	return l, nil
+}
 
-	data := make([]float32, total)
-	var at, pos int64
-	for i, e := range h.Tensors {
-		d := data[at : at+e.Count : at+e.Count]
-		if sizes[i] == 2 {
-			for j := range d {
-				d[j] = F16ToF32(binary.LittleEndian.Uint16(payload[pos+2*int64(j):]))
-			}
-		} else {
-			for j := range d {
-				d[j] = math.Float32frombits(binary.LittleEndian.Uint32(payload[pos+4*int64(j):]))
-			}
+// Lazy is a checked model file whose tensors are converted to float32 only
+// when asked for, so that a program that needs some of them (the network
+// but not the language model) converts only those. It keeps the file's
+// bytes without copying them. Its methods are safe for concurrent use.
+type Lazy struct {
+	Version int             // format version of the file
+	Header  json.RawMessage // the caller's header value as written
+	DType   DType           // F16 if any tensor was stored as f16, else F32
+
+	entries []tensorEntry  // the checked tensor table, in file order
+	sizes   []int64        // bytes per element of each entry
+	index   map[string]int // entry of each name
+	payload []byte
+	total   int64 // elements in all tensors
+}
+
+// OpenBytes checks a model file held in memory completely, as ReadBytes
+// does (SHA-256 included), without converting any tensor.
+func OpenBytes(b []byte) (*Lazy, error) { return open(b, true) }
+
+// OpenTrusted checks a model file held in memory as OpenBytes does except
+// for the SHA-256 of its contents: for bytes whose integrity is assured
+// otherwise, such as a model embedded in the executable and verified by its
+// tests, where hashing tens of megabytes would be most of a short
+// program's start-up.
+func OpenTrusted(b []byte) (*Lazy, error) { return open(b, false) }
+
+// TensorInfo describes one stored tensor.
+type TensorInfo struct {
+	Name  string
+	Shape []int
+	DType DType
+}
+
+// Tensors lists the stored tensors in file order.
+func (l *Lazy) Tensors() []TensorInfo {
+	ts := make([]TensorInfo, len(l.entries))
+	for i, e := range l.entries {
+		dt := F32
+		if l.sizes[i] == 2 {
+			dt = F16
 		}
-		shape := e.Shape
-		if shape == nil {
-			shape = []int{}
-		}
-		f.Tensors[i] = Tensor{Name: e.Name, Shape: shape, Data: d, Exact: sizes[i] == 4 && f.DType == F16}
-		at += e.Count
-		pos += e.Count * sizes[i]
+		ts[i] = TensorInfo{Name: e.Name, Shape: e.Shape, DType: dt}
 	}
-	return f, nil
+	return ts
+}
+
+// Tensor returns a new float32 copy of the tensor called name, with the
+// errors of File.Tensor.
+func (l *Lazy) Tensor(name string, shape ...int) ([]float32, error) {
+	i, err := l.find(name, shape)
+	if err != nil {
+		return nil, err
+	}
+	d := make([]float32, l.entries[i].Count)
+	l.decode(d, i)
+	return d, nil
+}
+
+// TensorInto converts the tensor called name into dst, which must hold
+// exactly its elements (ErrShape otherwise), with the errors of
+// File.Tensor.
+func (l *Lazy) TensorInto(dst []float32, name string, shape ...int) error {
+	i, err := l.find(name, shape)
+	if err != nil {
+		return err
+	}
+	if int64(len(dst)) != l.entries[i].Count {
+		return formatErr(ErrShape, "tensor %q has %d elements, destination %d", name, l.entries[i].Count, len(dst))
+	}
+	l.decode(dst, i)
+	return nil
+}
+
+func (l *Lazy) find(name string, shape []int) (int, error) {
+	i, ok := l.index[name]
+	if !ok {
+		return 0, formatErr(ErrNoTensor, "tensor %q", name)
+	}
+	if t := l.entries[i].Shape; len(shape) > 0 && !slices.Equal(shape, t) {
+		return 0, formatErr(ErrShape, "tensor %q has shape %v, want %v", name, t, shape)
+	}
+	return i, nil
+}
+
+// decode converts entry i into d (its element count long).
+func (l *Lazy) decode(d []float32, i int) {
+	e := l.entries[i]
+	src := l.payload[e.Offset : e.Offset+e.Count*l.sizes[i]]
+	if l.sizes[i] == 2 {
+		f16Decode(d, src)
+		return
+	}
+	for j := range d {
+		d[j] = math.Float32frombits(binary.LittleEndian.Uint32(src[4*j:]))
+	}
 }

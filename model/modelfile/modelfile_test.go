@@ -367,6 +367,81 @@ func TestEveryByteFlipped(t *testing.T) {
 	}
 }
 
+// TestLazy checks OpenBytes, OpenTrusted and OpenFile: the same tensors as
+// ReadBytes, converted on request, the same errors, and that only
+// OpenTrusted leaves the SHA-256 out.
+func TestLazy(t *testing.T) {
+	ts := sampleTensors()
+	for _, dt := range []DType{F32, F16} {
+		b := encode(t, testMeta{"x", 1}, ts, dt)
+		f, err := ReadBytes(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		path := filepath.Join(dir, "m.heed")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fromFile, err := OpenFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, open := range []func([]byte) (*Lazy, error){OpenBytes, OpenTrusted} {
+			l, err := open(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range []*Lazy{l, fromFile} {
+				if string(l.Header) != string(f.Header) || l.DType != f.DType || len(l.Tensors()) != len(ts) {
+					t.Fatalf("%v: header %s %v %d tensors, want %s %v %d", dt, l.Header, l.DType, len(l.Tensors()), f.Header, f.DType, len(ts))
+				}
+				for i, info := range l.Tensors() {
+					want := f.Tensors[i]
+					if info.Name != want.Name || !slices.Equal(info.Shape, want.Shape) {
+						t.Fatalf("tensor %d: %q %v, want %q %v", i, info.Name, info.Shape, want.Name, want.Shape)
+					}
+					got, err := l.Tensor(info.Name, info.Shape...)
+					if err != nil || !slices.Equal(got, want.Data) {
+						t.Fatalf("%v %q: %v %v, want %v", dt, info.Name, got, err, want.Data)
+					}
+					into := make([]float32, len(want.Data))
+					if err := l.TensorInto(into, info.Name); err != nil || !slices.Equal(into, want.Data) {
+						t.Fatalf("%v %q into: %v %v, want %v", dt, info.Name, into, err, want.Data)
+					}
+				}
+				if err := l.TensorInto(make([]float32, 2), "enc.b"); !errors.Is(err, ErrShape) {
+					t.Errorf("TensorInto a short slice: %v, want ErrShape", err)
+				}
+				if _, err := l.Tensor("enc.b", 4); !errors.Is(err, ErrShape) {
+					t.Errorf("wrong shape: %v, want ErrShape", err)
+				}
+				if _, err := l.Tensor("nope"); !errors.Is(err, ErrNoTensor) {
+					t.Errorf("missing tensor: %v, want ErrNoTensor", err)
+				}
+			}
+		}
+		// A flipped payload byte: refused by OpenBytes, OpenFile and
+		// ReadBytes, accepted (by design) by OpenTrusted.
+		c := append([]byte{}, b...)
+		c[len(c)-checksumLen-1] ^= 0x10
+		if _, err := OpenBytes(c); !errors.Is(err, ErrChecksum) {
+			t.Errorf("OpenBytes of a corrupt payload: %v, want ErrChecksum", err)
+		}
+		os.WriteFile(path, c, 0o644)
+		if _, err := OpenFile(path); !errors.Is(err, ErrChecksum) || !strings.Contains(err.Error(), path) {
+			t.Errorf("OpenFile of a corrupt payload: %v, want ErrChecksum naming the file", err)
+		}
+		if _, err := OpenTrusted(c); err != nil {
+			t.Errorf("OpenTrusted checks the SHA-256: %v", err)
+		}
+		// Structure is still checked without the checksum.
+		if _, err := OpenTrusted(c[:len(c)-1]); !errors.Is(err, ErrTruncated) {
+			t.Errorf("OpenTrusted of a truncated file: %v, want ErrTruncated", err)
+		}
+	}
+}
+
 func TestWriteFile(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "model.heed")

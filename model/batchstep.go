@@ -1,0 +1,222 @@
+package model
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/heed-asr/heed/internal/kern"
+)
+
+// Batched decoding for beam search: one decoder step for n hypotheses at
+// once. Step reads every weight matrix once per hypothesis, as a
+// matrix-vector product; StepBatch reads it once for all n, as one matrix
+// product, which is where a beam's time goes (the GRU's two matrices, the
+// attention query and the output layer).
+//
+// The attention is the same as Step's, computed sparsely. The location term
+// U f_j = U Conv(a_{i-1})_j is linear in a_{i-1}, so with L = U·filters,
+// (K, A) after transposition, it is Σ_w L_w a_{i-1}[j+w-K/2]: only frames
+// where a_{i-1} is not negligible contribute. Likewise only frames with a
+// non-negligible a_i contribute to the context. Negligible means: the
+// smallest weights, grouped by binary exponent, whose sum is at most
+// SparseMass. Each sum then changes by at most SparseMass times its largest
+// row (|L_w| or |h_j|), while a spread-out alignment keeps its tail.
+// The energies themselves are computed for every frame of the window.
+
+// DefaultSparseMass is the attention mass BatchStepper may leave out.
+const DefaultSparseMass = 1e-3
+
+// BatchStepper steps decoder states of one encoded utterance in batches.
+// It holds scratch: use one per goroutine.
+type BatchStepper[F kern.Float] struct {
+	net *Net[F]
+	enc *EncOutput[F]
+	// SparseMass is the largest total attention weight left out of the
+	// location features and of the context; 0 keeps every frame with a
+	// non-zero weight.
+	SparseMass float64
+
+	loc []F // (K, A) L = (U·filters)ᵀ: row w is the location term of tap w
+	// Weights packed once (kern.Packed, as x·wᵀ) for the products: the GRU's
+	// W_ih restricted to the context inputs and W_hh, attention W, output
+	// W_o and W_out.
+	wic, whh, attW, outWo, outW kern.Packed[F]
+	// gxTok (V, 3D): the embedding's part of the GRU input, per token:
+	// W_ih[:, :E]·Emb(y) + b_ih.
+	gxTok []F
+
+	// Scratch, grown to the batch: n = hypotheses, rows = window frames.
+	c, sPrev, gx, gh, s []F // (n, 2H), (n, D), (n, 3D), (n, 3D), (n, D)
+	rzn, ghn, pre       []F // (3D), (D), (3D) one GRU cell
+	ws, z, o            []F // (n, A), (n, D+2H), (n, D)
+	th, e               []F // (rows, A), (rows)
+}
+
+// NewBatchStepper returns a stepper for enc.
+func (m *Net[F]) NewBatchStepper(enc *EncOutput[F]) *BatchStepper[F] {
+	cfg := &m.Cfg
+	A, nf, K := cfg.AttDim, cfg.ConvFilters, cfg.ConvWidth
+	b := &BatchStepper[F]{net: m, enc: enc, SparseMass: DefaultSparseMass, loc: make([]F, K*A)}
+	// loc[w][a] = Σ_k U[a][k] filt[k][w]: (K, nf)·(nf, A) with filtᵀ and Uᵀ.
+	filtT := make([]F, K*nf)
+	for k := 0; k < nf; k++ {
+		for w := 0; w < K; w++ {
+			filtT[w*nf+k] = m.P.AttConv[k*K+w]
+		}
+	}
+	kern.MatMulNT(b.loc, filtT, m.P.AttU, K, nf, A, false)
+	E, D, H2, V := cfg.EmbedDim, cfg.DecHidden, cfg.EncDim(), cfg.V()
+	g := &m.P.DecGRU
+	wic := make([]F, 3*D*H2)
+	for r := 0; r < 3*D; r++ {
+		copy(wic[r*H2:(r+1)*H2], g.WIh[r*(E+H2)+E:(r+1)*(E+H2)])
+	}
+	b.wic.PackNT(wic, 3*D, H2)
+	b.gxTok = make([]F, V*3*D)
+	for y := 0; y < V; y++ {
+		row := b.gxTok[y*3*D : (y+1)*3*D]
+		for r := range row {
+			row[r] = F(dot(g.WIh[r*(E+H2):r*(E+H2)+E], m.P.Embed[y*E:(y+1)*E])) + g.BIh[r]
+		}
+	}
+	b.whh.PackNT(g.WHh, 3*D, D)
+	b.attW.PackNT(m.P.AttW, A, D)
+	b.outWo.PackNT(m.P.OutWo, D, D+H2)
+	b.outW.PackNT(m.P.OutW, V, D)
+	return b
+}
+
+// affine sets y (n, out) = x (n, in)·wᵀ + b for w (out, in) packed with
+// PackNT and b (out).
+func affine[F kern.Float](y, x []F, w *kern.Packed[F], b []F, n, in, out int) {
+	kern.MatMulPacked(y, x, w, n, false)
+	if b != nil {
+		addRows(y, b, n, out)
+	}
+}
+
+// Step advances every sts[i] by one output step on token prev[i], as Net.Step
+// does, and writes its next-token log-probabilities into logp[i*V:(i+1)*V].
+// It panics if the encoding is empty, a token is out of range, or logp is
+// shorter than len(sts)·V.
+func (b *BatchStepper[F]) Step(sts []*DecoderState[F], prev []int, logp []F) {
+	m, enc := b.net, b.enc
+	cfg := &m.Cfg
+	n := len(sts)
+	T, D, H2, V, A := enc.T, cfg.DecHidden, cfg.EncDim(), cfg.V(), cfg.AttDim
+	switch {
+	case T == 0:
+		panic("model: StepBatch on an empty encoding")
+	case len(prev) != n || len(logp) < n*V:
+		panic("model: StepBatch needs one token and V log-probabilities per state")
+	}
+	b.c, b.sPrev, b.gx, b.gh = grow(b.c, n*H2), grow(b.sPrev, n*D), grow(b.gx, n*3*D), grow(b.gh, n*3*D)
+	b.s, b.rzn, b.ghn, b.pre = grow(b.s, n*D), grow(b.rzn, 3*D), grow(b.ghn, D), grow(b.pre, 3*D)
+	b.ws, b.z, b.o = grow(b.ws, n*A), grow(b.z, n*(D+H2)), grow(b.o, n*D)
+
+	// GRU on x_i = [Emb(y_{i-1}); c_{i-1}]: the context and state parts as
+	// one product each, the embedding's part from the token table.
+	for i, st := range sts {
+		if prev[i] < 0 || prev[i] >= V {
+			panic(fmt.Sprintf("model: StepBatch token %d out of range", prev[i]))
+		}
+		copy(b.c[i*H2:(i+1)*H2], st.C)
+		copy(b.sPrev[i*D:(i+1)*D], st.S)
+	}
+	g := &m.P.DecGRU
+	kern.MatMulPacked(b.gx, b.c, &b.wic, n, false)
+	for i, y := range prev {
+		kern.Add(b.gx[i*3*D:(i+1)*3*D], b.gx[i*3*D:(i+1)*3*D], b.gxTok[y*3*D:(y+1)*3*D])
+	}
+	affine(b.gh, b.sPrev, &b.whh, g.BHh, n, D, 3*D)
+	for i := range sts {
+		gruCellForward(b.s[i*D:(i+1)*D], b.rzn, b.ghn, b.pre, b.gx[i*3*D:(i+1)*3*D], b.gh[i*3*D:(i+1)*3*D], b.sPrev[i*D:(i+1)*D], D)
+	}
+	// Attention: queries W s_i in one product, then each hypothesis' weights.
+	affine(b.ws, b.s, &b.attW, nil, n, D, A)
+	for i, st := range sts {
+		lo, hi := windowOf(cfg, T, st.Pos, cfg.TrainWindow) // as Step
+		copy(st.S, b.s[i*D:(i+1)*D])
+		b.attend(st.Att, st.C, b.ws[i*A:(i+1)*A], lo, hi)
+		st.Pos = lo + median(st.Att[lo:hi+1])
+		st.Steps++
+		z := b.z[i*(D+H2) : (i+1)*(D+H2)]
+		copy(z[:D], st.S)
+		copy(z[D:], st.C)
+	}
+	// Output layer: o = tanh(W_o [s; c] + b_o), logp = log-softmax(W_out o + b_out).
+	affine(b.o, b.z, &b.outWo, m.P.OutBo, n, D+H2, D)
+	kern.Tanh(b.o, b.o)
+	affine(logp[:n*V], b.o, &b.outW, m.P.OutB, n, D, V)
+	for i := 0; i < n; i++ {
+		logSoftmax(logp[i*V:(i+1)*V], logp[i*V:(i+1)*V])
+	}
+}
+
+// attend replaces the previous weights a (T) by the new ones, zero outside
+// [lo, hi], and writes the context ctx (2H), for the query ws = W s (A).
+func (b *BatchStepper[F]) attend(a, ctx, ws []F, lo, hi int) {
+	cfg := &b.net.Cfg
+	enc := b.enc
+	T, A, K, H2 := enc.T, cfg.AttDim, cfg.ConvWidth, cfg.EncDim()
+	half, rows := K/2, hi-lo+1
+
+	b.th, b.e = grow(b.th, rows*A), grow(b.e, rows)
+	th, e := b.th, b.e
+	// pre_j = W s + (V h_j + b) + Σ_w L_w a[j+w-K/2]; Th = tanh(pre).
+	copy(th, enc.Vhb[lo*A:(hi+1)*A])
+	for j := 0; j < rows; j++ {
+		kern.Axpy(th[j*A:(j+1)*A], 1, ws)
+	}
+	eps := b.threshold(a[:T])
+	for t, v := range a[:T] {
+		if v == 0 || v < eps {
+			continue
+		}
+
+		// Frame t is tap w of row j = t - w + K/2.
+		for w := max(0, t+half-hi); w < K && t-w+half >= lo; w++ {
+			j := t - w + half - lo
+			kern.Axpy(th[j*A:(j+1)*A], v, b.loc[w*A:(w+1)*A])
+		}
+	}
+	kern.Tanh(th, th)
+	// e_j = w · Th_j; a = softmax(e) on the window.
+	kern.MatMulNT(e, th, b.net.P.AttVec, rows, A, 1, false)
+	clear(a[:T])
+	softmax(a[lo:hi+1], e)
+	// ctx = Σ_j a_j h_j over the frames that matter.
+	clear(ctx[:H2])
+	eps = b.threshold(a[lo : hi+1])
+	for j := lo; j <= hi; j++ {
+		if a[j] >= eps && a[j] > 0 {
+
+			kern.Axpy(ctx[:H2], a[j], enc.H[j*H2:(j+1)*H2])
+		}
+	}
+}
+
+// threshold returns the weight below which the entries of a (in [0, 1])
+// sum to at most SparseMass, to a power of two: the weights are binned by
+// binary exponent, [2^-k, 2^-k+1) in bin k (all below 2^-62 in bin 63), and
+// whole bins are dropped from the smallest up.
+func (b *BatchStepper[F]) threshold(a []F) F {
+	if b.SparseMass <= 0 {
+		return 0
+	}
+	var mass [64]float64
+	for _, v := range a {
+		if v > 0 {
+			e := int(math.Float64bits(float64(v))>>52) - 1023 // v in [2^e, 2^(e+1))
+			mass[min(63, max(0, -e))] += float64(v)
+		}
+	}
+	sum := 0.0
+	for k := 63; k > 0; k-- {
+		sum += mass[k]
+		if sum > b.SparseMass {
+			return F(math.Ldexp(1, -k)) // keep bin k and above
+		}
+	}
+	return 1
+}
