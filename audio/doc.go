@@ -18,15 +18,18 @@
 //	1 PCM (signed)                  32     pcm_s32le
 //	3 IEEE float                    32     float32
 //	3 IEEE float                    64     float64
+//	6 A-law (ITU-T G.711)           8      pcm_alaw
+//	7 mu-law (ITU-T G.711)          8      pcm_mulaw
 //	0xFFFE WAVE_FORMAT_EXTENSIBLE   any of the above, chosen by the
-//	                                SubFormat GUID (PCM or IEEE float)
+//	                                SubFormat GUID
 //
 // with 1..8 channels (averaged to mono) at 8000..192000 Hz. Integer
-// samples map to [-1, 1) by dividing by 2^(bits-1); float samples outside
+// samples map to [-1, 1) by dividing by 2^(bits-1) (A-law and mu-law
+// after expanding to 16-bit PCM as SoX and ffmpeg do); float samples outside
 // [-1, 1) are clipped and NaN/Inf set to 0, with a warning.
 //
 // Rejected with *UnsupportedError (errors.Is(err, errors.ErrUnsupported)):
-// A-law, mu-law, ADPCM, MP3/MPEG and other compressed data in a WAV;
+// ADPCM, MP3/MPEG and other compressed data in a WAV;
 // other bit depths (12, 20, ...); more than 8 channels; rates out of
 // range; RIFX and RF64. Rejected with *FormatError: input that is not a
 // WAV (wraps ErrNotWAV), a header cut short (wraps io.ErrUnexpectedEOF),
@@ -35,7 +38,7 @@
 //
 //	x.wav: not a WAV file (no RIFF header)
 //	x.wav: truncated header: file ends inside the fmt chunk
-//	x.wav: unsupported encoding A-law (format tag 0x0006)
+//	x.wav: unsupported encoding IMA ADPCM (format tag 0x0011)
 //
 // Damaged but usable data decodes with a warning in Clip.Warnings: a data
 // chunk that claims more bytes than the file holds (a cut recording), or

@@ -26,12 +26,12 @@ func (e *FormatError) Error() string { return fileName(e.File) + ": " + e.Proble
 func (e *FormatError) Unwrap() error { return e.Err }
 
 // UnsupportedError reports a well-formed file that uses a feature this
-// package does not decode: compressed encodings (MP3, A-law, mu-law,
+// package does not decode: compressed encodings (MP3,
 // ADPCM, ...), odd bit depths, more than 8 channels, or a sample rate
 // outside 8000..192000 Hz. errors.Is(err, errors.ErrUnsupported) is true.
 type UnsupportedError struct {
 	File string // name given to Decode, ReadFile or NewStream
-	What string // the unsupported feature, e.g. "encoding A-law (format tag 0x0006)"
+	What string // the unsupported feature, e.g. "encoding MP3 (format tag 0x0055)"
 }
 
 func (e *UnsupportedError) Error() string {

@@ -1,8 +1,12 @@
 package audio
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"math"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -44,6 +48,12 @@ func TestFixtures(t *testing.T) {
 		// filters, both flat over the 300-3000 Hz sweep; ends excluded.
 		{"r44k.wav", "pcm_s16le", 1, 44100, false, 1, 3e-4, 160}, // measured 1.0e-4
 		{"r8k.wav", "pcm_s16le", 1, 8000, false, 1, 1.5e-3, 160}, // measured 6.4e-4
+		// G.711 steps double per segment: from half scale up a step is
+		// 1024 of 32768 (A-law) or 1024 (mu-law), so the error is at most
+		// half a step, plus the dither sox added to alaw.wav (made
+		// without -D; measured 0.0158 and 0.0151).
+		{"alaw.wav", "pcm_alaw", 1, 16000, false, 1, 512.0/32768 + 8*lsb16, 0},
+		{"mulaw.wav", "pcm_mulaw", 1, 16000, false, 1, 512.0/32768 + lsb16, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
@@ -75,12 +85,47 @@ func TestFixtures(t *testing.T) {
 }
 
 func TestFixturesUnsupported(t *testing.T) {
-	for _, file := range []string{"alaw.wav", "ima_adpcm.wav"} {
+	for _, file := range []string{"ima_adpcm.wav"} {
 		t.Run(file, func(t *testing.T) {
 			_, err := ReadFile(filepath.Join(fixtureDir, file))
 			var ue *UnsupportedError
 			if !errors.As(err, &ue) {
 				t.Errorf("error = %v, want *UnsupportedError", err)
+			}
+		})
+	}
+}
+
+// TestG711Tables compares the A-law and mu-law expansion of all 256 bytes
+// with SoX's (skipped without sox unless HEED_REQUIRE_TOOLS is set).
+func TestG711Tables(t *testing.T) {
+	sox, err := exec.LookPath("sox")
+	if err != nil {
+		if os.Getenv("HEED_REQUIRE_TOOLS") != "" {
+			t.Fatal("sox not found and HEED_REQUIRE_TOOLS is set")
+		}
+		t.Skip("sox not found")
+	}
+	all := make([]byte, 256)
+	for i := range all {
+		all[i] = byte(i)
+	}
+	for _, tc := range []struct {
+		enc   string
+		table *[256]int16
+	}{{"a-law", &aLawTable}, {"u-law", &muLawTable}} {
+		t.Run(tc.enc, func(t *testing.T) {
+			cmd := exec.Command(sox, "-D", "-t", "raw", "-e", tc.enc, "-b", "8", "-r", "8000", "-c", "1", "-",
+				"-t", "raw", "-e", "signed-integer", "-b", "16", "-L", "-")
+			cmd.Stdin = bytes.NewReader(all)
+			out, err := cmd.Output()
+			if err != nil || len(out) != 512 {
+				t.Fatalf("sox: %v, %d bytes", err, len(out))
+			}
+			for i := range 256 {
+				if want := int16(binary.LittleEndian.Uint16(out[2*i:])); tc.table[i] != want {
+					t.Errorf("byte 0x%02x: %d, sox %d", i, tc.table[i], want)
+				}
 			}
 		})
 	}

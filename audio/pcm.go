@@ -16,6 +16,8 @@ const (
 	encS32
 	encF32
 	encF64
+	encALaw  // ITU-T G.711 A-law, 8 bits
+	encMuLaw // ITU-T G.711 μ-law, 8 bits
 )
 
 // String returns the Info.Encoding name.
@@ -33,6 +35,10 @@ func (e encoding) String() string {
 		return "float32"
 	case encF64:
 		return "float64"
+	case encALaw:
+		return "pcm_alaw"
+	case encMuLaw:
+		return "pcm_mulaw"
 	}
 	return "unknown"
 }
@@ -40,7 +46,7 @@ func (e encoding) String() string {
 // size is the number of bytes per sample.
 func (e encoding) size() int {
 	switch e {
-	case encU8:
+	case encU8, encALaw, encMuLaw:
 		return 1
 	case encS16:
 		return 2
@@ -103,6 +109,19 @@ func (c *converter) appendFrames(dst []float32, src []byte) []float32 {
 			var s int32
 			for k := 0; k < ch; k++ {
 				s += int32(int16(binary.LittleEndian.Uint16(b[2*k:])))
+			}
+			dst = append(dst, float32(float64(s)*scale))
+		}
+	case encALaw, encMuLaw:
+		table := &aLawTable
+		if c.enc == encMuLaw {
+			table = &muLawTable
+		}
+		scale := 1 / (32768 * float64(ch))
+		for f := 0; f < n; f++ {
+			var s int32
+			for _, v := range src[f*fr : f*fr+fr] {
+				s += int32(table[v])
 			}
 			dst = append(dst, float32(float64(s)*scale))
 		}
@@ -178,3 +197,29 @@ func (c *converter) clamp(v float64) float32 {
 		return -1
 	}
 }
+
+// aLawTable and muLawTable expand ITU-T G.711 A-law and μ-law bytes to
+// 16-bit linear PCM, as SoX and ffmpeg do.
+var aLawTable, muLawTable = func() (a, u [256]int16) {
+	for i := range 256 {
+		// A-law: even bits inverted; sign, 3-bit segment, 4-bit step.
+		b := byte(i) ^ 0x55
+		t := int(b&0x0f)<<4 + 8
+		if seg := int(b&0x70) >> 4; seg > 0 {
+			t = (t + 0x100) << (seg - 1)
+		}
+		if b&0x80 == 0 {
+			t = -t
+		}
+		a[i] = int16(t)
+		// μ-law: all bits inverted; bias 0x84 (132) removed.
+		m := ^byte(i)
+		v := (int(m&0x0f)<<3 + 0x84) << (int(m&0x70) >> 4)
+		if m&0x80 != 0 {
+			u[i] = int16(0x84 - v)
+		} else {
+			u[i] = int16(v - 0x84)
+		}
+	}
+	return a, u
+}()

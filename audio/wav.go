@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"time"
 )
@@ -252,7 +253,8 @@ func skip(r io.Reader, n int64) error {
 	return err
 }
 
-// encodingName names the common WAVE format tags this package rejects.
+// encodingName names the common WAVE format tags this package rejects (and
+// A-law and mu-law, for messages about their bit depth).
 func encodingName(tag uint16) string {
 	switch tag {
 	case 0x0002:
@@ -301,7 +303,7 @@ func (h *wavHeader) parseFmt(name string, b []byte) error {
 		}
 		tag = binary.LittleEndian.Uint16(b[24:])
 	}
-	if tag != 1 && tag != 3 {
+	if tag != 1 && tag != 3 && tag != 6 && tag != 7 {
 		return unsupported(name, "encoding %s (format tag 0x%04x)", encodingName(tag), tag)
 	}
 	switch {
@@ -325,6 +327,12 @@ func (h *wavHeader) parseFmt(name string, b []byte) error {
 		h.enc = encF32
 	case tag == 3 && bits == 64:
 		h.enc = encF64
+	case tag == 6 && bits == 8:
+		h.enc = encALaw
+	case tag == 7 && bits == 8:
+		h.enc = encMuLaw
+	case tag == 6 || tag == 7:
+		return unsupported(name, "%d-bit %s (want 8)", bits, encodingName(tag))
 	case tag == 1:
 		return unsupported(name, "%d-bit PCM (want 8, 16, 24 or 32)", bits)
 	default:
@@ -408,7 +416,11 @@ func readPath(path string, to int) (*Clip, error) {
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("audio: %w", err)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // "x.wav: no such file or directory", not "open x.wav: ..."
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	defer f.Close()
 	return decode(f, path, sizeHint(f), to)
