@@ -92,6 +92,13 @@ func (c *Config) V() int { return len(c.Vocab) }
 // ceil(frames/Stack).
 func (c *Config) EncFrames(frames int) int { return (frames + c.Stack - 1) / c.Stack }
 
+// Bounds on Config sizes: far above any model heed trains (256 units, 3
+// layers), low enough that no valid config asks for absurd memory.
+const (
+	maxDim    = 4096 // any width: num_mel, hidden sizes, filters, conv width, window
+	maxLayers = 32   // enc_layers and stack
+)
+
 // Validate reports the first invalid field.
 func (c *Config) Validate() error {
 	pos := []struct {
@@ -106,6 +113,15 @@ func (c *Config) Validate() error {
 		if p.v <= 0 {
 			return fmt.Errorf("model: config %s = %d, must be positive", p.name, p.v)
 		}
+		if p.v > maxDim {
+			return fmt.Errorf("model: config %s = %d, at most %d", p.name, p.v, maxDim)
+		}
+	}
+	if c.EncLayers > maxLayers || c.Stack > maxLayers {
+		return fmt.Errorf("model: config enc_layers = %d and stack = %d, at most %d", c.EncLayers, c.Stack, maxLayers)
+	}
+	if c.WindowLeft > maxDim || c.WindowRight > maxDim {
+		return fmt.Errorf("model: config window [%d, %d], at most %d", c.WindowLeft, c.WindowRight, maxDim)
 	}
 	if c.ConvWidth%2 == 0 {
 		return fmt.Errorf("model: config conv_width = %d, must be odd", c.ConvWidth)

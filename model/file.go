@@ -3,6 +3,7 @@ package model
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -135,23 +136,8 @@ func fromFile(f *modelfile.Lazy) (*Bundle, error) {
 	if err := json.Unmarshal(f.Header, &meta); err != nil {
 		return nil, fmt.Errorf("model header: %w", err)
 	}
-	if meta.Format != FileFormat {
-		return nil, fmt.Errorf("not a heed recognizer model (format %q, want %q)", meta.Format, FileFormat)
-	}
-	if err := meta.Config.Validate(); err != nil {
+	if err := validateMeta(&meta, f); err != nil {
 		return nil, err
-	}
-	if err := meta.Features.Validate(); err != nil {
-		return nil, fmt.Errorf("model features: %w", err)
-	}
-	if meta.Features.NumMel != meta.Config.NumMel {
-		return nil, fmt.Errorf("model features have %d mel bins, network expects %d", meta.Features.NumMel, meta.Config.NumMel)
-	}
-	if err := meta.CMVN.Validate(); err != nil {
-		return nil, fmt.Errorf("model cmvn: %w", err)
-	}
-	if meta.CMVN.Dim() != meta.Config.NumMel {
-		return nil, fmt.Errorf("model cmvn has %d dimensions, network expects %d", meta.CMVN.Dim(), meta.Config.NumMel)
 	}
 	p := NewParams[float32](meta.Config)
 	ts := p.Tensors()
@@ -186,6 +172,79 @@ func fromFile(f *modelfile.Lazy) (*Bundle, error) {
 	}
 	return &Bundle{Meta: meta, Net: NewNet(p), lmLoad: lmLoad}, nil
 }
+
+// validateMeta checks every field of a model file's header against sane
+// bounds and the network's tensor shapes against the file's tensors, before
+// anything is allocated from the header: a file whose checksum is valid can
+// still claim sizes (an FFT of 2^40 points, 100,000 GRU units) that would
+// exhaust memory.
+func validateMeta(meta *Meta, f *modelfile.Lazy) error {
+	if meta.Format != FileFormat {
+		return fmt.Errorf("not a heed recognizer model (format %q, want %q)", meta.Format, FileFormat)
+	}
+	if err := meta.Config.Validate(); err != nil {
+		return err
+	}
+	// heed feeds every model 16 kHz audio; the filterbank bounds come
+	// before Features.Validate, which builds the mel triangles.
+	fc := meta.Features
+	switch {
+	case fc.SampleRate != 16000:
+		return fmt.Errorf("model features: sample rate %d Hz, heed feeds 16000", fc.SampleRate)
+	case fc.FrameLength < 2 || fc.FrameLength > maxFFT:
+		return fmt.Errorf("model features: frame length %d samples outside [2, %d]", fc.FrameLength, maxFFT)
+	case fc.FFTSize < 2 || fc.FFTSize > maxFFT:
+		return fmt.Errorf("model features: FFT size %d outside [2, %d]", fc.FFTSize, maxFFT)
+	case fc.FrameShift < 1 || fc.FrameShift > maxFFT:
+		return fmt.Errorf("model features: frame shift %d samples outside [1, %d]", fc.FrameShift, maxFFT)
+	}
+	if err := fc.Validate(); err != nil {
+		return fmt.Errorf("model features: %w", err)
+	}
+	if fc.NumMel != meta.Config.NumMel {
+		return fmt.Errorf("model features have %d mel bins, network expects %d", fc.NumMel, meta.Config.NumMel)
+	}
+	if err := meta.CMVN.Validate(); err != nil {
+		return fmt.Errorf("model cmvn: %w", err)
+	}
+	if meta.CMVN.Dim() != meta.Config.NumMel {
+		return fmt.Errorf("model cmvn has %d dimensions, network expects %d", meta.CMVN.Dim(), meta.Config.NumMel)
+	}
+	if !(meta.LMWeight >= 0 && meta.LMWeight <= 100) {
+		return fmt.Errorf("model lm_weight %g outside [0, 100]", meta.LMWeight)
+	}
+	// The network's tensors, in order, must be the file's first ones with
+	// exactly the config's shapes.
+	want := TensorShapes(meta.Config)
+	tensors := f.Tensors()
+	if len(tensors) < len(want) {
+		return fmt.Errorf("model has %d tensors, config needs %d for the network", len(tensors), len(want))
+	}
+	for i, w := range want {
+		if got := tensors[i]; got.Name != w.Name || !slices.Equal(got.Shape, w.Shape) {
+			return fmt.Errorf("model tensor %d is %q %v, config needs %q %v", i, got.Name, got.Shape, w.Name, w.Shape)
+		}
+	}
+	if h := meta.LM; h != nil {
+		stored := 0
+		for _, t := range tensors {
+			stored += max(1, prod(t.Shape))
+		}
+		if h.Order < 1 || h.Order > 16 || len(h.NGrams) != h.Order || len(h.Contexts) != h.Order {
+			return fmt.Errorf("model language model: order %d with %d and %d counts, want 1..16", h.Order, len(h.NGrams), len(h.Contexts))
+		}
+		for n := range h.Order {
+			if h.NGrams[n] < 0 || h.NGrams[n] > stored || h.Contexts[n] < 0 || h.Contexts[n] > stored {
+				return fmt.Errorf("model language model: order %d claims %d n-grams and %d contexts, the file holds %d values", n+1, h.NGrams[n], h.Contexts[n], stored)
+			}
+		}
+	}
+	return nil
+}
+
+// maxFFT bounds a model's FFT size, frame length and shift in samples
+// (4 s at 16 kHz; heed's models use 512, 400 and 160).
+const maxFFT = 1 << 16
 
 // lmAlphabet is the runes of tokens 1..V-1 of the vocabulary, the alphabet
 // a character language model for this network must use.

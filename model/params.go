@@ -98,20 +98,35 @@ func ParamsFromData[F kern.Float](cfg Config, data []F) (*Params[F], error) {
 	return newParams(cfg, data), nil
 }
 
-// newParams lays out cfg's tensors over data, or over a new zeroed slice when
-// data is nil.
-func newParams[F kern.Float](cfg Config, data []F) *Params[F] {
-	p := &Params[F]{Cfg: cfg}
+// TensorShapes returns the names and shapes of cfg's tensors in file order
+// (Data nil) without allocating them, so that a model file's tensors can be
+// checked against its config before anything is sized from it. cfg must
+// have passed Validate.
+func TensorShapes(cfg Config) []Tensor[float32] {
+	specs := (&Params[float32]{Cfg: cfg}).layout()
+	ts := make([]Tensor[float32], len(specs))
+	for i, s := range specs {
+		ts[i] = Tensor[float32]{Name: s.name, Shape: s.shape}
+	}
+	return ts
+}
+
+// paramSpec is one tensor of the layout and the view it fills.
+type paramSpec[F kern.Float] struct {
+	name  string
+	shape []int
+	dst   *[]F
+}
+
+// layout lists p.Cfg's tensors in file order, with the views they fill, and
+// sets p.Enc and the GRU sizes.
+func (p *Params[F]) layout() []paramSpec[F] {
+	cfg := p.Cfg
 	H, E, D, A, V := cfg.EncHidden, cfg.EmbedDim, cfg.DecHidden, cfg.AttDim, cfg.V()
 	Fl, K := cfg.ConvFilters, cfg.ConvWidth
-	type spec struct {
-		name  string
-		shape []int
-		dst   *[]F
-	}
-	var specs []spec
+	var specs []paramSpec[F]
 	add := func(name string, dst *[]F, shape ...int) {
-		specs = append(specs, spec{name, shape, dst})
+		specs = append(specs, paramSpec[F]{name, shape, dst})
 	}
 	p.Enc = make([][2]GRUParams[F], cfg.EncLayers)
 	addGRU := func(prefix string, g *GRUParams[F], in, h int) {
@@ -143,7 +158,14 @@ func newParams[F kern.Float](cfg Config, data []F) *Params[F] {
 	add("out.bo", &p.OutBo, D)
 	add("out.w", &p.OutW, V, D)
 	add("out.b", &p.OutB, V)
+	return specs
+}
 
+// newParams lays out cfg's tensors over data, or over a new zeroed slice when
+// data is nil.
+func newParams[F kern.Float](cfg Config, data []F) *Params[F] {
+	p := &Params[F]{Cfg: cfg}
+	specs := p.layout()
 	total := 0
 	for _, s := range specs {
 		total += prod(s.shape)

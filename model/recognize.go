@@ -1,13 +1,17 @@
 package model
 
 import (
+	"context"
+	"fmt"
+	"math"
+
 	"github.com/heed-asr/heed/features"
 	"github.com/heed-asr/heed/model/beam"
 )
 
 // DecodeOptions chooses how Recognize searches for the transcript.
 type DecodeOptions struct {
-	// Beam is the beam width; 1 is greedy decoding.
+	// Beam is the beam width, at most MaxBeam; 1 (or 0) is greedy decoding.
 	Beam int
 	// CTCWeight is the weight of the CTC prefix score in the beam
 	// (joint CTC/attention decoding); 0 turns it off.
@@ -30,6 +34,30 @@ func DefaultDecodeOptions() DecodeOptions {
 	return DecodeOptions{Beam: 16, CTCWeight: 0.2, LengthBonus: 0.5, LMWeight: -1}
 }
 
+// MaxBeam is the widest beam DecodeOptions.Validate accepts. Time and
+// memory grow with the beam; past a few dozen the transcripts no longer
+// improve.
+const MaxBeam = 256
+
+// Validate reports the first option out of range: Beam outside [0,
+// MaxBeam] (0 counts as 1), CTCWeight outside [0, 1], LengthBonus outside [0, 100], a
+// LMWeight above 100, or any weight that is NaN or infinite. (A negative
+// LMWeight is valid: it means the model's own weight.)
+func (o DecodeOptions) Validate() error {
+	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	switch {
+	case o.Beam < 0 || o.Beam > MaxBeam:
+		return fmt.Errorf("beam %d out of range [1, %d]", o.Beam, MaxBeam)
+	case !(o.CTCWeight >= 0 && o.CTCWeight <= 1):
+		return fmt.Errorf("CTC weight %g out of range [0, 1]", o.CTCWeight)
+	case !(o.LengthBonus >= 0 && o.LengthBonus <= 100):
+		return fmt.Errorf("length bonus %g out of range [0, 100]", o.LengthBonus)
+	case !finite(o.LMWeight) || o.LMWeight > 100:
+		return fmt.Errorf("LM weight %g out of range (at most 100; negative: the model's own)", o.LMWeight)
+	}
+	return nil
+}
+
 // Recognition is the result of Recognize: the transcript and what the
 // aligner needs to time it.
 type Recognition struct {
@@ -49,13 +77,35 @@ func (b *Bundle) Features(samples []float32) ([]float32, int) {
 }
 
 // Recognize transcribes 16 kHz mono samples. It is safe for concurrent use.
+// It panics on options that fail Validate; RecognizeContext returns an
+// error instead.
 func (b *Bundle) Recognize(samples []float32, opt DecodeOptions) *Recognition {
+	r, err := b.RecognizeContext(context.Background(), samples, opt)
+	if err != nil {
+		panic("model: Recognize: " + err.Error())
+	}
+	return r
+}
+
+// RecognizeContext is Recognize that returns an error for invalid options
+// and stops the beam search soon (within one decoder step) after ctx is
+// done, returning ctx.Err().
+func (b *Bundle) RecognizeContext(ctx context.Context, samples []float32, opt DecodeOptions) (*Recognition, error) {
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	feats, frames := b.Features(samples)
 	r := &Recognition{Feats: feats, Frames: frames}
 	if frames == 0 {
-		return r
+		return r, nil
 	}
 	enc := b.Net.Encode(feats, frames)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	r.Enc = enc
 	maxLen := MaxDecodeLen(enc)
 	if opt.LM == nil {
@@ -78,13 +128,17 @@ func (b *Bundle) Recognize(samples []float32, opt DecodeOptions) *Recognition {
 		hyps := beam.Search(start, enc.CTCLogProbs, enc.T, b.Net.Cfg.V(), opt.LM, beam.Options{
 			Beam: max(1, opt.Beam), MaxLen: maxLen, EOS: EOS,
 			CTCWeight: opt.CTCWeight, LMWeight: opt.LMWeight, LengthBonus: opt.LengthBonus,
+			Done: ctx.Done(),
 		})
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		if len(hyps) > 0 {
 			r.IDs = hyps[0].Tokens
 		}
 	}
 	r.Text = Decode(r.IDs)
-	return r
+	return r, nil
 }
 
 // beamDecoder adapts the network's batched step decoder to beam.Decoder

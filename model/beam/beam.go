@@ -114,6 +114,9 @@ type Options struct {
 	// LengthBonus is β, added to the score per output label (EOS
 	// excluded); ≥ 0. Counteracts the bias toward short outputs.
 	LengthBonus float64
+	// Done, when not nil, stops the search before the next step once it
+	// is closed (pass a context's Done); Search then returns nil.
+	Done <-chan struct{}
 }
 
 // Hypothesis is one finished output of Search.
@@ -253,6 +256,11 @@ func Search(start Decoder, ctcLogProbs []float32, T, V int, lm LM, opt Options) 
 	)
 
 	for n := 0; len(live) > 0; n++ {
+		select {
+		case <-opt.Done:
+			return nil
+		default:
+		}
 		logps = growF32(logps, len(live)*V)
 		if useAtt {
 			decs, prevs, nexts = decs[:0], prevs[:0], nexts[:0]
