@@ -1,7 +1,9 @@
 package align
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"time"
@@ -73,6 +75,39 @@ type Detail struct {
 // returns one Word per whitespace-separated token of text, in order and
 // spelled exactly as given, and the detail of the first piece.
 func (a *Aligner) Align(samples []float32, text string) ([]Word, *Detail, error) {
+	return a.AlignContext(context.Background(), samples, text)
+}
+
+// MaxCharsPerSecond bounds the transcripts Align accepts: at most
+// MaxCharsPerSecond spoken characters (spaces included) per second of
+// audio, plus MaxCharsSlack, about three times the fastest speech. Longer
+// transcripts cannot be what the audio says and are refused, which bounds
+// the alignment's time and memory by the audio.
+const (
+	MaxCharsPerSecond = 60
+	MaxCharsSlack     = 200
+)
+
+// ErrTextTooLong is returned (wrapped) by Align for a transcript longer than
+// the audio can hold (see MaxCharsPerSecond).
+var ErrTextTooLong = errors.New("transcript too long for the audio")
+
+// AlignContext is Align that stops between pieces of audio once ctx is
+// done, returning ctx.Err(). It returns an error for a CTCWeight outside [0,
+// 1] and for a transcript longer than the audio can hold (ErrTextTooLong).
+func (a *Aligner) AlignContext(ctx context.Context, samples []float32, text string) ([]Word, *Detail, error) {
+	const rate = 16000
+	if !(a.CTCWeight >= 0 && a.CTCWeight <= 1) {
+		return nil, nil, fmt.Errorf("align: CTC weight %g out of range [0, 1]", a.CTCWeight)
+	}
+	seconds := float64(len(samples)) / rate
+	limit := int(MaxCharsPerSecond*seconds) + MaxCharsSlack
+	// Written text is rarely longer in bytes than its spoken form; 8 bytes
+	// a character leaves room for multi-byte letters and punctuation, and
+	// keeps normalizing a huge text from costing more than the audio.
+	if len(text) > 8*limit {
+		return nil, nil, fmt.Errorf("%w: %d bytes for %.2f s of audio (at most %d)", ErrTextTooLong, len(text), seconds, 8*limit)
+	}
 	txt, err := normalize.Normalize(text)
 	if err != nil {
 		return nil, nil, err
@@ -80,14 +115,16 @@ func (a *Aligner) Align(samples []float32, text string) ([]Word, *Detail, error)
 	if len(txt.Tokens) == 0 {
 		return nil, nil, errors.New("the transcript is empty")
 	}
-	const rate = 16000
+	if n := len(Transcript(txt)); n > limit {
+		return nil, nil, fmt.Errorf("%w: %d spoken characters for %.2f s of audio (at most %d)", ErrTextTooLong, n, seconds, limit)
+	}
 	if err := a.check(); err != nil {
 		return nil, nil, err
 	}
 	if time.Duration(len(samples))*time.Second/rate <= a.MaxPiece {
 		return a.alignEncoded(a.encode(samples), txt)
 	}
-	return a.alignLong(samples, txt)
+	return a.alignLong(ctx, samples, txt)
 }
 
 // encodedPiece is a piece of audio with its features and encoding, made
@@ -162,6 +199,13 @@ func (a *Aligner) alignEncoded(p *encodedPiece, txt *normalize.Text) ([]Word, *D
 // recognised words with the same aligner. It returns the transcript and its
 // words (nil when not timed).
 func (a *Aligner) Transcribe(samples []float32, dec model.DecodeOptions, timed bool) (string, []Word, error) {
+	return a.TranscribeContext(context.Background(), samples, dec, timed)
+}
+
+// TranscribeContext is Transcribe that stops soon (within a decoder step)
+// once ctx is done, returning ctx.Err(), and returns an error for options
+// that fail DecodeOptions.Validate.
+func (a *Aligner) TranscribeContext(ctx context.Context, samples []float32, dec model.DecodeOptions, timed bool) (string, []Word, error) {
 	const rate = 16000
 	pieces := []Piece{{Start: 0, End: len(samples)}}
 	if time.Duration(len(samples))*time.Second/rate > a.MaxPiece {
@@ -176,7 +220,10 @@ func (a *Aligner) Transcribe(samples []float32, dec model.DecodeOptions, timed b
 		if err := a.check(); err != nil {
 			return "", nil, err
 		}
-		r := a.Model.Recognize(samples[p.Start:p.End], dec)
+		r, err := a.Model.RecognizeContext(ctx, samples[p.Start:p.End], dec)
+		if err != nil {
+			return "", nil, err
+		}
 		if r.Text == "" {
 			continue
 		}
@@ -225,7 +272,7 @@ func shift(words []Word, d, end float64) []Word {
 // likely (mendSeam), which mends the seams where recognition erred at a
 // piece's edge. Each piece is aligned as soon as both its seams are mended
 // and is encoded once, so at most two encoded pieces are held at a time.
-func (a *Aligner) alignLong(samples []float32, txt *normalize.Text) ([]Word, *Detail, error) {
+func (a *Aligner) alignLong(ctx context.Context, samples []float32, txt *normalize.Text) ([]Word, *Detail, error) {
 	const rate = 16000
 	pieces := SplitAtSilences(samples, rate, a.MaxPiece/2, a.MinPause)
 	// Character stream of the transcript and the token each char ends.
@@ -271,6 +318,9 @@ func (a *Aligner) alignLong(samples []float32, txt *normalize.Text) ([]Word, *De
 	}
 	for i, p := range pieces {
 		if err := a.check(); err != nil {
+			return nil, nil, err
+		}
+		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
 		var next *encodedPiece

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
@@ -57,12 +59,13 @@ func WriteFile(path, format string, r *Result) error {
 }
 
 // WriteAtomic writes a file through write into a temporary file in the same
-// directory (named ".BASE.tmp-*"), syncs it, makes it mode 0644 and renames
-// it to path. On failure the temporary file is removed and path is
-// untouched; a crash or kill leaves at most that hidden temporary file,
-// never a partial path.
+// directory (named ".BASE.tmp-*"), syncs it and renames it to path. On
+// failure the temporary file is removed and path is untouched; a crash or
+// kill leaves at most that hidden temporary file, never a partial path. A
+// new file gets mode 0666 less the umask, as os.Create would give it; a
+// file replaced keeps its mode.
 func WriteAtomic(path string, write func(io.Writer) error) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	tmp, err := createTemp(path)
 	if err != nil {
 		return fmt.Errorf("align: write %s: %w", path, err)
 	}
@@ -83,13 +86,29 @@ func WriteAtomic(path string, write func(io.Writer) error) (err error) {
 	if err := tmp.Sync(); err != nil {
 		return err
 	}
-	if err := tmp.Chmod(0o644); err != nil {
-		return err
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+		if err := tmp.Chmod(fi.Mode().Perm()); err != nil {
+			return err
+		}
 	}
 	if err := tmp.Close(); err != nil {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// createTemp creates a new file next to path, named after it, with mode
+// 0666 less the umask (os.CreateTemp would make it 0600).
+func createTemp(path string) (*os.File, error) {
+	dir, base := filepath.Split(path)
+	for range 1000 {
+		name := filepath.Join(dir, "."+base+".tmp-"+strconv.FormatUint(rand.Uint64(), 36))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, fmt.Errorf("cannot create a temporary file next to %s", path)
 }
 
 // round3 rounds x to three decimals (milliseconds for times).

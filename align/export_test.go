@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -245,7 +247,42 @@ func TestWriteFile(t *testing.T) {
 	if len(entries) != 1 {
 		t.Errorf("directory holds %d entries, want only out.json (temp files left?)", len(entries))
 	}
-	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o644 {
-		t.Errorf("mode = %v, %v; want 0644", fi.Mode(), err)
+}
+
+// TestWriteFileMode checks that a new file's mode follows the umask and a
+// replaced file keeps its mode (issue 16: -o and --plot always wrote 0644).
+func TestWriteFileMode(t *testing.T) {
+	defer syscall.Umask(syscall.Umask(0o022))
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		umask int
+		old   os.FileMode // 0: no file before
+		want  os.FileMode
+	}{
+		{0o022, 0, 0o644},
+		{0o077, 0, 0o600},
+		{0o027, 0, 0o640},
+		{0o022, 0o600, 0o600},
+		{0o077, 0o644, 0o644},
+		{0o022, 0o755, 0o755},
+	} {
+		path := filepath.Join(dir, fmt.Sprintf("u%o_m%o.json", tc.umask, tc.old))
+		if tc.old != 0 {
+			if err := os.WriteFile(path, []byte("old"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(path, tc.old); err != nil {
+				t.Fatal(err)
+			}
+		}
+		syscall.Umask(tc.umask)
+		err := WriteFile(path, "json", sampleResult())
+		syscall.Umask(0o022)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != tc.want {
+			t.Errorf("umask %03o, old mode %v: mode %v, %v; want %v", tc.umask, tc.old, fi.Mode().Perm(), err, tc.want)
+		}
 	}
 }

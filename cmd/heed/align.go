@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -57,6 +58,9 @@ Times are in seconds. -o writes the file atomically (temp file, then rename).`,
 				if args[0] == "-" && args[1] == "-" {
 					return usagef("AUDIO and TRANSCRIPT cannot both be standard input")
 				}
+				if !(*ctcWeight >= 0 && *ctcWeight <= 1) {
+					return usagef("--ctc-weight %g out of range [0, 1]", *ctcWeight)
+				}
 				b, err := loadModel(*modelPath, false)
 				if err != nil {
 					return err
@@ -65,7 +69,7 @@ Times are in seconds. -o writes the file atomically (temp file, then rename).`,
 				if err != nil {
 					return err
 				}
-				samples, err := readAudioStream(e, args[0])
+				samples, err := readAudioStream(ctx, e, args[0])
 				if err != nil {
 					return err
 				}
@@ -74,9 +78,12 @@ Times are in seconds. -o writes the file atomically (temp file, then rename).`,
 				debug.SetMemoryLimit(int64(len(samples))*4 + 200<<20)
 				a := align.NewAligner(b)
 				a.CTCWeight = *ctcWeight
-				words, det, err := a.Align(samples, text)
+				words, det, err := a.AlignContext(ctx, samples, text)
 				if err != nil {
 					return fmt.Errorf("%s: %w", args[1], err)
+				}
+				if err := ctx.Err(); err != nil {
+					return fmt.Errorf("%s: %w", args[0], err)
 				}
 				res := &align.Result{File: args[0], Duration: float64(len(samples)) / 16000, Words: words}
 				if *plot != "" {
@@ -84,11 +91,15 @@ Times are in seconds. -o writes the file atomically (temp file, then rename).`,
 						return fmt.Errorf("%s: nothing to plot (no audio frames)", args[0])
 					}
 					if err := align.Plot(*plot, det.Feats, det.Frames, b.Net.Cfg.NumMel, det.Att, det.L, det.T, a.Options.Path.Upsample, det.Spans, words); err != nil {
-						return err
+						return fileErr(*plot, err)
+					}
+					if drawn := float64(det.Frames) * align.FeatureFrameSec; det.Start > 0 || drawn+0.05 < res.Duration {
+						fmt.Fprintf(e.Stderr, "heed: %s: note: the plot shows the first piece aligned, %.2f-%.2f s of %.2f s\n",
+							*plot, det.Start, det.Start+drawn, res.Duration)
 					}
 				}
 				if *out != "" {
-					return align.WriteFile(*out, *format, res)
+					return fileErr(*out, align.WriteFile(*out, *format, res))
 				}
 				return align.Formats[*format].Write(e.Stdout, res)
 			}
@@ -102,7 +113,7 @@ func readText(e *env, path string) (string, error) {
 	if path != "-" {
 		f, err := os.Open(path)
 		if err != nil {
-			return "", err
+			return "", openErr(path, err)
 		}
 		defer f.Close()
 		r = f
@@ -117,12 +128,12 @@ func readText(e *env, path string) (string, error) {
 // readAudioStream decodes path (or standard input for "-") chunk by chunk
 // straight to 16 kHz mono, so that a long recording never exists in memory
 // at its original rate and channel count.
-func readAudioStream(e *env, path string) ([]float32, error) {
+func readAudioStream(ctx context.Context, e *env, path string) ([]float32, error) {
 	var r io.Reader = e.Stdin
 	if path != "-" {
 		f, err := os.Open(path)
 		if err != nil {
-			return nil, err
+			return nil, openErr(path, err)
 		}
 		defer f.Close()
 		r = bufio.NewReaderSize(f, 1<<16)
@@ -137,17 +148,29 @@ func readAudioStream(e *env, path string) ([]float32, error) {
 	}
 	buf := make([]float32, 1<<15)
 	for {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
 		n, err := s.Read(buf)
 		out = append(out, buf[:n]...)
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return nil, err
+			return nil, fileErr(path, err)
 		}
 	}
 	for _, w := range s.Warnings() {
 		fmt.Fprintf(e.Stderr, "heed: warning: %s\n", w)
 	}
 	return out, nil
+}
+
+// openErr is os.Open's error as "FILE: problem" (without "open FILE:").
+func openErr(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", path, pe.Err)
+	}
+	return fileErr(path, err)
 }

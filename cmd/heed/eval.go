@@ -55,6 +55,18 @@ JSON object per manifest and source instead of a table.`,
 				if *jobs < 1 {
 					return usagef("--jobs must be at least 1")
 				}
+				if *limit < 0 {
+					return usagef("--limit must be at least 0")
+				}
+				if err := checkDecodeFlags(dec); err != nil {
+					return err
+				}
+				if !(*alignCTC >= 0 && *alignCTC <= 1) {
+					return usagef("--align-ctc-weight %g out of range [0, 1]", *alignCTC)
+				}
+				if math.IsInf(*alignOffset, 0) || math.Abs(*alignOffset) > 1 {
+					return usagef("--align-offset %g out of range [-1, 1] seconds", *alignOffset)
+				}
 				b, err := loadModel(*modelPath, args[0] == "asr")
 				if err != nil {
 					return err

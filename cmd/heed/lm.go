@@ -54,6 +54,9 @@ per n-gram.`,
 				if *minCount < 1 {
 					return usagef("--min-count must be at least 1")
 				}
+				if !(*weight >= 0 && *weight <= 100) {
+					return usagef("--weight %g out of range [0, 100]", *weight)
+				}
 				dt := modelfile.F32
 				switch *dtype {
 				case "f32":

@@ -30,6 +30,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // command is one heed verb: its usage, its flags and what it runs.
@@ -64,9 +65,29 @@ var commands = map[string]*command{}
 
 func register(c *command) { commands[c.Name] = c }
 
+// selfStopping are the verbs that finish their own work on Ctrl-C or
+// SIGTERM however long it takes (train writes a checkpoint, stream
+// transcribes what it holds); every other verb is ended by a watchdog if it
+// has not stopped interruptGrace after the signal (say, while it waits to
+// open a FIFO that nothing writes to).
+var selfStopping = map[string]bool{"train": true, "stream": true, "lm": true}
+
+// interruptGrace is how long a verb may take to stop after a signal before
+// the watchdog ends the process.
+const interruptGrace = 1500 * time.Millisecond
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if len(os.Args) > 1 && !selfStopping[os.Args[1]] {
+		go func() {
+			<-ctx.Done()
+			stop() // a second signal ends the process at once
+			time.Sleep(interruptGrace)
+			fmt.Fprintln(os.Stderr, "heed: interrupted")
+			os.Exit(1)
+		}()
+	}
 	os.Exit(run(ctx, &env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}, os.Args[1:]))
 }
 
@@ -120,7 +141,11 @@ func run(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.Stderr, "heed %s: %s\nusage: %s\nrun \"heed %s --help\" for details\n", name, ue.msg, c.Usage, name)
 		return 2
 	}
-	if !errors.Is(err, errReported) {
+	switch {
+	case errors.Is(err, errReported):
+	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+		fmt.Fprintf(e.Stderr, "heed: %v\n", interrupted(err))
+	default:
 		fmt.Fprintf(e.Stderr, "heed: %v\n", err)
 	}
 	return 1
@@ -174,4 +199,19 @@ func printUsage(w io.Writer) {
 		fmt.Fprintf(w, "  %-11s %s\n", n, commands[n].Short)
 	}
 	fmt.Fprintf(w, "\nrun \"heed help <command>\" for a command's flags\n")
+}
+
+// interrupted rewrites the context's "context canceled" at the end of err
+// as "interrupted", keeping the file name before it.
+func interrupted(err error) string {
+	return strings.TrimSuffix(err.Error(), context.Canceled.Error()) + "interrupted"
+}
+
+// fileErr prefixes err with the file it concerns, unless its message
+// already starts with that name: every failure reads "FILE: problem".
+func fileErr(path string, err error) error {
+	if err == nil || strings.HasPrefix(err.Error(), path+":") {
+		return err
+	}
+	return fmt.Errorf("%s: %w", path, err)
 }

@@ -75,8 +75,11 @@ bounds both the latency and the memory used. The end of the input, Ctrl-C
 				if opt.MaxSegment < time.Second || opt.MinPause < 50*time.Millisecond || opt.MinPause >= opt.MaxSegment {
 					return usagef("--max-segment must be at least 1s and --min-pause between 50ms and --max-segment")
 				}
-				if dec.Beam < 1 {
-					return usagef("--beam must be at least 1")
+				if err := checkDecodeFlags(dec); err != nil {
+					return err
+				}
+				if *channels < 1 || *channels > audio.MaxChannels || *rate < audio.MinRate || *rate > audio.MaxRate {
+					return usagef("--channels must be in [1, %d] and --rate in [%d, %d]", audio.MaxChannels, audio.MinRate, audio.MaxRate)
 				}
 				b, err := loadModel(*modelPath, dec.LMWeight != 0)
 				if err != nil {

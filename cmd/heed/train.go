@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
 	"runtime"
 	"strings"
 	"time"
@@ -144,6 +145,18 @@ pass begins over the new data.`,
 				}
 				if o.LogEvery < 1 || o.BatchFrames < 100 {
 					return usagef("--log-every must be >= 1 and --batch-frames >= 100")
+				}
+				switch {
+				case *workers < 1:
+					return usagef("--workers must be at least 1")
+				case *steps < 0 || *dur < 0 || *warmup < 0 || o.EvalEvery < 0 || o.DevMax < 0:
+					return usagef("--steps, --time, --warmup, --eval-every and --dev-max must not be negative")
+				case o.CheckpointEvery <= 0:
+					return usagef("--checkpoint-every must be positive")
+				case !(*lr > 0 && *lr <= 1):
+					return usagef("--lr %g out of range (0, 1]", *lr)
+				case !(*clip >= 0) || math.IsInf(*clip, 0):
+					return usagef("--clip %g must be finite and not negative", *clip)
 				}
 				err := train.Run(ctx, o)
 				if err != nil {

@@ -87,8 +87,8 @@ Without --model, heed uses its embedded English model.`,
 				if *jobs < 1 {
 					return usagef("--jobs must be at least 1")
 				}
-				if dec.Beam < 1 || dec.CTCWeight < 0 || dec.CTCWeight > 1 {
-					return usagef("--beam must be >= 1 and --ctc-weight in [0, 1]")
+				if err := checkDecodeFlags(dec); err != nil {
+					return err
 				}
 				if *force && *outDir == "" {
 					return usagef("--force needs -o DIR")
@@ -164,7 +164,7 @@ func loadModel(path string, lm bool) (*model.Bundle, error) {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 	} else if b, err = model.LoadFile(path); err != nil {
-		return nil, err // LoadFile names the file
+		return nil, openErr(path, err) // LoadFile names the file
 	}
 	if lm {
 		if _, err := b.LanguageModel(); err != nil {
@@ -252,20 +252,18 @@ func (bt *batch) run(ctx context.Context, e *env, b *model.Bundle, ins []input) 
 			defer wg.Done()
 			for i := range work {
 				r := results[i]
-				r.t, r.err = bt.one(we, b, todo[i])
+				r.t, r.err = bt.one(ctx, we, b, todo[i])
 				prog.Finished(size[i], r.t.Duration, r.err != nil)
 				close(r.done)
 			}
 		}()
 	}
-	notStarted := 0
 	go func() {
 		defer close(work)
 		for i := range todo {
 			select {
 			case work <- i:
 			case <-ctx.Done():
-				notStarted = len(todo) - i // before the closes that publish it
 				for j := i; j < len(todo); j++ {
 					results[j].err = ctx.Err()
 					close(results[j].done)
@@ -275,14 +273,16 @@ func (bt *batch) run(ctx context.Context, e *env, b *model.Bundle, ins []input) 
 		}
 	}()
 	failed := false
+	notDone := 0 // inputs not started, or stopped, because of an interrupt
 	enc := json.NewEncoder(e.Stdout)
 	for i, r := range results {
 		<-r.done
 		switch {
 		case r.err != nil && ctx.Err() != nil && errors.Is(r.err, ctx.Err()):
-			failed = true // counted in notStarted
+			failed = true
+			notDone++
 		case r.err != nil:
-			fmt.Fprintf(prog, "heed: %v\n", r.err)
+			fmt.Fprintf(prog, "heed: %v\n", fileErr(todo[i].path, r.err))
 			failed = true
 		case bt.outDir != "":
 		case bt.format == "json":
@@ -301,8 +301,8 @@ func (bt *batch) run(ctx context.Context, e *env, b *model.Bundle, ins []input) 
 	}
 	wg.Wait()
 	prog.Close()
-	if notStarted > 0 {
-		fmt.Fprintf(e.Stderr, "heed: interrupted: %d inputs not transcribed", notStarted)
+	if notDone > 0 {
+		fmt.Fprintf(e.Stderr, "heed: interrupted: %d inputs not transcribed", notDone)
 		if bt.outDir != "" {
 			fmt.Fprintf(e.Stderr, " (the same command resumes)")
 		}
@@ -346,11 +346,11 @@ func removeStaleTemps(ins []input) {
 }
 
 // one transcribes in and, under -o, writes its output file.
-func (bt *batch) one(e *env, b *model.Bundle, in input) (transcript, error) {
+func (bt *batch) one(ctx context.Context, e *env, b *model.Bundle, in input) (transcript, error) {
 	if in.err != nil {
 		return transcript{}, in.err
 	}
-	t, err := transcribeOne(e, b, in.path, bt.dec, bt.format != "text", bt.segJobs)
+	t, err := transcribeOne(ctx, e, b, in.path, bt.dec, bt.format != "text", bt.segJobs)
 	if err != nil || in.out == "" {
 		return t, err
 	}
@@ -378,7 +378,10 @@ func writeTranscript(w io.Writer, format string, t *transcript) error {
 
 // transcribeOne transcribes one file, decoding up to jobs of its segments
 // of speech in parallel.
-func transcribeOne(e *env, b *model.Bundle, path string, dec model.DecodeOptions, timed bool, jobs int) (transcript, error) {
+func transcribeOne(ctx context.Context, e *env, b *model.Bundle, path string, dec model.DecodeOptions, timed bool, jobs int) (transcript, error) {
+	if err := ctx.Err(); err != nil {
+		return transcript{}, err
+	}
 	c, err := readAudio16k(e, path)
 	if err != nil {
 		return transcript{}, err
@@ -390,4 +393,16 @@ func transcribeOne(e *env, b *model.Bundle, path string, dec model.DecodeOptions
 	r := align.Result{File: path, Duration: float64(len(c.Samples)) / float64(c.Rate), Words: words}
 	r = r.Rounded() // no words (untimed) become an empty list
 	return transcript{File: path, Duration: r.Duration, Text: text, Words: r.Words}, nil
+}
+
+// checkDecodeFlags checks the beam search flags (--beam, --ctc-weight,
+// --length-bonus, --lm-weight) as a usage error.
+func checkDecodeFlags(dec model.DecodeOptions) error {
+	if dec.Beam < 1 {
+		return usagef("--beam must be at least 1")
+	}
+	if err := dec.Validate(); err != nil {
+		return usagef("bad --beam, --ctc-weight, --length-bonus or --lm-weight: %v", err)
+	}
+	return nil
 }
