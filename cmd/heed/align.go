@@ -130,12 +130,19 @@ func readText(e *env, path string) (string, error) {
 // at its original rate and channel count.
 func readAudioStream(ctx context.Context, e *env, path string) ([]float32, error) {
 	var r io.Reader = e.Stdin
+	// The header's frame count sizes the buffer only up to what the file
+	// can hold (a byte a frame at least), or 10 minutes from a pipe: a
+	// header may lie.
+	maxFrames := int64(10 * 60 * audio.MaxRate)
 	if path != "-" {
 		f, err := os.Open(path)
 		if err != nil {
 			return nil, openErr(path, err)
 		}
 		defer f.Close()
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			maxFrames = fi.Size()
+		}
 		r = bufio.NewReaderSize(f, 1<<16)
 	}
 	s, err := audio.NewStream(r, path, audio.StreamOptions{})
@@ -144,7 +151,7 @@ func readAudioStream(ctx context.Context, e *env, path string) ([]float32, error
 	}
 	var out []float32
 	if in := s.Info(); in.Frames > 0 && in.SampleRate > 0 {
-		out = make([]float32, 0, in.Frames*16000/int64(in.SampleRate)+16000)
+		out = make([]float32, 0, min(in.Frames, maxFrames)*16000/int64(in.SampleRate)+16000)
 	}
 	buf := make([]float32, 1<<15)
 	for {
