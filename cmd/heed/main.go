@@ -74,7 +74,7 @@ var selfStopping = map[string]bool{"train": true, "stream": true, "lm": true}
 
 // interruptGrace is how long a verb may take to stop after a signal before
 // the watchdog ends the process.
-const interruptGrace = 1500 * time.Millisecond
+const interruptGrace = time.Second
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
