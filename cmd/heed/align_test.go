@@ -419,8 +419,9 @@ func TestAlign(t *testing.T) {
 			if got := string(readAll(t, out)); got != stdout {
 				t.Errorf("%s: file differs from standard output:\n%s\n---\n%s", format, clip(got), clip(stdout))
 			}
-			if fi, err := os.Stat(out); err != nil || fi.Mode().Perm() != 0o644 {
-				t.Errorf("%s: stat %v, %v; want mode 0644", out, fi, err)
+			// A replaced file keeps its mode.
+			if fi, err := os.Stat(out); err != nil || fi.Mode().Perm() != 0o600 {
+				t.Errorf("%s: stat %v, %v; want mode 0600, kept from the file replaced", out, fi, err)
 			}
 		}
 		entries, err := os.ReadDir(outDir)

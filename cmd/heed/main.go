@@ -13,6 +13,8 @@
 //	eval        measure recognition or alignment error on manifests
 //	features    print the log-mel filterbank features of an audio file
 //	info        describe audio files
+//	stream      transcribe audio arriving on standard input
+//	version     print heed's version, commit and model
 //
 // Run "heed help <command>" or "heed <command> --help" for its flags.
 //

@@ -143,7 +143,7 @@ func clip(s string) string {
 }
 
 // allCommands are the verbs the CLI must offer.
-var allCommands = []string{"align", "eval", "features", "info", "lm", "stream", "train", "transcribe"}
+var allCommands = []string{"align", "eval", "features", "info", "lm", "stream", "train", "transcribe", "version"}
 
 // commandFlags are flags each verb's usage text must mention.
 var commandFlags = map[string][]string{
@@ -155,6 +155,7 @@ var commandFlags = map[string][]string{
 	"stream":     {"-input", "-rate", "-channels", "-model", "-max-segment", "-min-pause", "-beam"},
 	"train":      {"-train", "-dev", "-out", "-resume", "-steps", "-batch-frames", "-log-every", "-eval-every"},
 	"transcribe": {"-model", "-format", "-jobs", "-beam", "-lm-weight"},
+	"version":    {"-model"},
 }
 
 func TestCommandsRegistered(t *testing.T) {
