@@ -488,7 +488,7 @@ func TestAlign(t *testing.T) {
 	})
 
 	garbage := filepath.Join(cliDir, "garbage.wav")
-	alaw := filepath.Join(audioDir, "alaw.wav")
+	adpcm := filepath.Join(audioDir, "ima_adpcm.wav")
 	empty := filepath.Join(dir, "empty.txt")
 	if err := os.WriteFile(empty, []byte(" \n\t\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -500,8 +500,8 @@ func TestAlign(t *testing.T) {
 			stderr: []string{"heed:", "nope.wav"}, noStdout: true},
 		{name: "garbage audio", args: []string{"align", "--model", m, garbage, dr}, code: 1,
 			stderr: []string{"heed: " + garbage + ": not a WAV file"}, noStdout: true},
-		{name: "unsupported audio", args: []string{"align", "--model", m, alaw, dr}, code: 1,
-			stderr: []string{"heed: " + alaw + ": unsupported"}, noStdout: true},
+		{name: "unsupported audio", args: []string{"align", "--model", m, adpcm, dr}, code: 1,
+			stderr: []string{"heed: " + adpcm + ": unsupported"}, noStdout: true},
 		{name: "empty transcript", args: []string{"align", "--model", m, wav, empty}, code: 1,
 			stderr: []string{"heed: " + empty + ":", "empty"}, noStdout: true},
 		{name: "transcript is a directory", args: []string{"align", "--model", m, wav, dir}, code: 1,

@@ -34,10 +34,12 @@ var audioFixtures = []fixture{
 	{"ch3_ext.wav", "pcm_s16le", 16, 16000, 3},
 	{"r8k.wav", "pcm_s16le", 16, 8000, 1},
 	{"r44k.wav", "pcm_s16le", 16, 44100, 1},
+	{"alaw.wav", "pcm_alaw", 8, 16000, 1},
+	{"mulaw.wav", "pcm_mulaw", 8, 16000, 1},
 }
 
 // unsupportedFixtures are well-formed WAVs with compressed encodings.
-var unsupportedFixtures = []string{"alaw.wav", "ima_adpcm.wav"}
+var unsupportedFixtures = []string{"ima_adpcm.wav"}
 
 func TestInfo(t *testing.T) {
 	var cases []cliCase
@@ -200,7 +202,9 @@ func TestFeatures(t *testing.T) {
 			}
 			// Same-rate files hold the same signal as s16.wav, scaled by the
 			// channel-average gain (README): log-mel shifts by 2 ln(gain).
-			if f.rate != 16000 || len(rows) != len(ref) {
+			// G.711's quantization noise (about 38 dB below the signal)
+			// swamps the quiet bins; audio/ checks its samples instead.
+			if f.rate != 16000 || len(rows) != len(ref) || f.encoding == "pcm_alaw" || f.encoding == "pcm_mulaw" {
 				return
 			}
 			gain := map[int]float64{1: 1, 2: 0.75, 3: 1.0 / 3}[f.channels]

@@ -94,7 +94,7 @@ func TestTranscribe(t *testing.T) {
 	stereo := filepath.Join(audioDir, "stereo.wav")
 	r44k := filepath.Join(audioDir, "r44k.wav")
 	garbage := filepath.Join(cliDir, "garbage.wav")
-	alaw := filepath.Join(audioDir, "alaw.wav")
+	adpcm := filepath.Join(audioDir, "ima_adpcm.wav")
 
 	t.Run("one file", func(t *testing.T) {
 		r := heed(t, "", "transcribe", "--model", m, wavs[0])
@@ -208,7 +208,7 @@ func TestTranscribe(t *testing.T) {
 	})
 
 	t.Run("failing file among good ones", func(t *testing.T) {
-		files := []string{wavs[0], garbage, wavs[1], alaw, filepath.Join(dir, "missing.wav"), wavs[2]}
+		files := []string{wavs[0], garbage, wavs[1], adpcm, filepath.Join(dir, "missing.wav"), wavs[2]}
 		r := heed(t, "", append([]string{"transcribe", "--model", m, "--jobs", "2"}, files...)...)
 		if r.code != 1 {
 			t.Errorf("exit %d, want 1", r.code)
@@ -223,7 +223,7 @@ func TestTranscribe(t *testing.T) {
 				t.Errorf("line %d = %q, want %q<TAB>TEXT", i+1, l, want[i])
 			}
 		}
-		for _, s := range []string{"heed: " + garbage + ": not a WAV file", "heed: " + alaw + ": unsupported", "missing.wav"} {
+		for _, s := range []string{"heed: " + garbage + ": not a WAV file", "heed: " + adpcm + ": unsupported", "missing.wav"} {
 			if !strings.Contains(r.stderr, s) {
 				t.Errorf("stderr lacks %q:\n%s", s, r.stderr)
 			}
