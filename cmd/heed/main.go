@@ -72,7 +72,7 @@ func register(c *command) { commands[c.Name] = c }
 // transcribes what it holds); every other verb is ended by a watchdog if it
 // has not stopped interruptGrace after the signal (say, while it waits to
 // open a FIFO that nothing writes to).
-var selfStopping = map[string]bool{"train": true, "stream": true, "lm": true}
+var selfStopping = map[string]bool{"train": true, "stream": true}
 
 // interruptGrace is how long a verb may take to stop after a signal before
 // the watchdog ends the process.
