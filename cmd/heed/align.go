@@ -41,7 +41,14 @@ Formats (--format):
   srt, vtt  captions of at most 42 characters and 7 seconds
   audacity  Audacity label track
   tsv       word, start, end, confidence, status
-Times are in seconds. -o writes the file atomically (temp file, then rename).`,
+Times are in seconds. -o and --plot write their files atomically (temp file,
+then rename): a new file gets the mode the umask gives, a replaced one keeps
+its mode. --plot draws the first piece aligned; for audio split into pieces
+(over 12 s) a note on stderr says which seconds it shows.
+
+A transcript longer than the audio can hold (over 60 spoken characters a
+second, plus 200) is refused. Ctrl-C or SIGTERM stops the alignment within
+a second, exit status 1, and leaves -o and --plot files as they were.`,
 		Flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			format := fs.String("format", "json", "output format: "+strings.Join(align.FormatNames(), ", "))
 			out := fs.String("o", "", "write to this file instead of standard output")

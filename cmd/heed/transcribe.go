@@ -62,7 +62,10 @@ Files are decoded in parallel on --jobs goroutines, one file each. A file
 that fails is reported on stderr and the others still run; the exit status
 is then 1. When there are several inputs or -o is given, a summary line
 ends the run on stderr; when stderr is a terminal a status line shows files
-and hours of audio done, speed and the time left.
+and hours of audio done, speed and the time left. Ctrl-C or SIGTERM stops
+within a second: results already printed or written stay whole, one line
+on stderr says how many inputs were not transcribed, and the exit status
+is 1.
 Without --model, heed uses its embedded English model.`,
 		Flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			modelPath := fs.String("model", "", "model file (default: the embedded English model)")
