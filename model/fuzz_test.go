@@ -3,6 +3,8 @@ package model
 import (
 	"bytes"
 	"crypto/sha256"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/heed-asr/heed/model/modelfile"
@@ -26,6 +28,19 @@ func FuzzLoadBytes(f *testing.F) {
 	}
 	f.Add(buf.Bytes())
 	f.Add([]byte("HEEDMDL\x00"))
+	// The catalogue's checksum-valid model files with a header field out
+	// of bounds (testdata/bad/models, see its README).
+	hostile, err := filepath.Glob(filepath.Join("..", "testdata", "bad", "models", "*.heed"))
+	if err != nil || len(hostile) < 30 {
+		f.Fatalf("hostile models: %d files, %v", len(hostile), err)
+	}
+	for _, path := range hostile {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, in := range [][]byte{data, repairChecksum(data)} {
 			got, err := LoadBytes(in)
