@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -9,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/heed-asr/heed/model/modelfile"
 )
 
 // badDir holds the catalogue of hostile inputs and its README table.
@@ -107,6 +110,12 @@ func TestCatalogue(t *testing.T) {
 				args = []string{"align", "--model", tiny, hello, in}
 			case "model":
 				args = []string{"transcribe", "--beam", "1", "--model", in, hello}
+				// The header lies, not the checksum.
+				if data, err := os.ReadFile(in); err != nil {
+					t.Fatal(err)
+				} else if _, err := modelfile.ReadBytes(data); errors.Is(err, modelfile.ErrChecksum) {
+					t.Fatalf("%s: checksum invalid; re-sign it (testdata/bad/models/make.sh)", in)
+				}
 			default:
 				t.Fatalf("unknown command %q", r.command)
 			}
