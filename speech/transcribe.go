@@ -1,6 +1,7 @@
 package speech
 
 import (
+	"context"
 	"strings"
 	"sync"
 
@@ -40,7 +41,13 @@ type Result struct {
 // (in seconds from the start of the stream). The segment's Text becomes the
 // decoder's transcript, "" when it heard nothing.
 func Decode(a *align.Aligner, seg Segment, dec model.DecodeOptions, timed bool) (Result, error) {
-	text, words, err := a.Transcribe(seg.Samples, dec, timed)
+	return DecodeContext(context.Background(), a, seg, dec, timed)
+}
+
+// DecodeContext is Decode that stops soon after ctx is done, returning
+// ctx.Err().
+func DecodeContext(ctx context.Context, a *align.Aligner, seg Segment, dec model.DecodeOptions, timed bool) (Result, error) {
+	text, words, err := a.TranscribeContext(ctx, seg.Samples, dec, timed)
 	if err != nil {
 		return Result{}, err
 	}
@@ -63,6 +70,12 @@ func Decode(a *align.Aligner, seg Segment, dec model.DecodeOptions, timed bool) 
 // transcript and, when timed, its words with times from the start of the
 // recording. Audio without speech gives "" and no words.
 func Transcribe(a *align.Aligner, samples []float32, dec model.DecodeOptions, timed bool, jobs int) (string, []align.Word, error) {
+	return TranscribeContext(context.Background(), a, samples, dec, timed, jobs)
+}
+
+// TranscribeContext is Transcribe that stops soon (within a decoder step of
+// each segment being decoded) after ctx is done, returning ctx.Err().
+func TranscribeContext(ctx context.Context, a *align.Aligner, samples []float32, dec model.DecodeOptions, timed bool, jobs int) (string, []align.Word, error) {
 	segs := make(chan Segment, jobs)
 	go Segments(a.Model, samples, segs)
 	type job struct {
@@ -81,7 +94,7 @@ func Transcribe(a *align.Aligner, samples []float32, dec model.DecodeOptions, ti
 		go func() {
 			defer wg.Done()
 			for j := range work {
-				r, err := Decode(a, j.seg, dec, timed)
+				r, err := DecodeContext(ctx, a, j.seg, dec, timed)
 				mu.Lock()
 				if err != nil && first == nil {
 					first = err
@@ -96,11 +109,21 @@ func Transcribe(a *align.Aligner, samples []float32, dec model.DecodeOptions, ti
 	}
 	n := 0
 	for seg := range segs {
+		if ctx.Err() != nil {
+			go func() { // let the segmenter finish in the background
+				for range segs {
+				}
+			}()
+			break
+		}
 		work <- job{n, seg}
 		n++
 	}
 	close(work)
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return "", nil, err
+	}
 	if first != nil {
 		return "", nil, first
 	}

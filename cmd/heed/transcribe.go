@@ -389,7 +389,7 @@ func transcribeOne(ctx context.Context, e *env, b *model.Bundle, path string, de
 	if err != nil {
 		return transcript{}, err
 	}
-	text, words, err := speech.Transcribe(align.NewAligner(b), c.Samples, dec, timed, jobs)
+	text, words, err := speech.TranscribeContext(ctx, align.NewAligner(b), c.Samples, dec, timed, jobs)
 	if err != nil {
 		return transcript{}, fmt.Errorf("%s: %w", path, err)
 	}
