@@ -189,12 +189,12 @@ func ExampleLoad() {
 }
 
 func ExampleError() {
-	_, err := heed.LoadAudio("testdata/audio/alaw.wav")
+	_, err := heed.LoadAudio("testdata/audio/ima_adpcm.wav")
 	var he *heed.Error
 	var ue *audio.UnsupportedError
 	fmt.Println(errors.As(err, &he), he.Op, he.Path)
 	fmt.Println(errors.As(err, &ue), errors.Is(err, errors.ErrUnsupported))
 	// Output:
-	// true read audio testdata/audio/alaw.wav
+	// true read audio testdata/audio/ima_adpcm.wav
 	// true true
 }

@@ -199,7 +199,7 @@ func TestStream(t *testing.T) {
 			continue
 		}
 		finals = append(finals, r.Text)
-		if !strings.Contains(r.Text, "hello") || len(r.Words) == 0 {
+		if !strings.Contains(r.Text, "world") || len(r.Words) == 0 {
 			t.Errorf("final %+v", r)
 		}
 		for _, w := range r.Words {

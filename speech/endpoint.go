@@ -46,7 +46,7 @@ const (
 	openScore    = 1.5 // summed probability of the speech frames within openSpan frames that opens a segment
 	openSpan     = 10
 	reviseFrames = 12   // frames before a window's new ones whose tokens it revises
-	minConf      = 0.6  // mean probability of a speech segment's character frames
+	minConf      = 0.4  // mean probability of a speech segment's character frames
 	minDynamics  = 6    // dB from a speech segment's quietest to its loudest 10 ms (pre-emphasised)
 	headSec      = 0.2  // audio kept before a segment's first speech frame, seconds
 	tailSec      = 0.15 // and after its last one (at most MinPause/2)

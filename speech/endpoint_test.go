@@ -379,8 +379,9 @@ func BenchmarkEndpointer(b *testing.B) {
 }
 
 // TestNoisyRoom: three sentences 1 s apart in pink noise at 10 dB SNR are
-// still three segments, streamed or read whole: the pauses are found in
-// the posteriors, not in the energy.
+// still cut at the pauses between them, streamed or read whole, and at
+// most at one pause within each: the pauses are found in the posteriors,
+// not in the energy.
 func TestNoisyRoom(t *testing.T) {
 	b, x := setup(t)
 	rec := glue(make([]float32, Rate), x, make([]float32, Rate), x, make([]float32, Rate), x, make([]float32, Rate))
@@ -394,13 +395,22 @@ func TestNoisyRoom(t *testing.T) {
 	}
 	for name, opt := range map[string]Options{"stream": StreamOptions(), "file": FileOptions()} {
 		evs := finals(push(NewEndpointer(b, opt), rec, 1600))
-		if len(evs) != 3 {
+		spans := false
+		for k := 1; k <= 2; k++ { // the middle of the pause after sentence k
+			mid := float64(k)*(1+float64(len(x))/Rate) + 0.5
+			for _, ev := range evs {
+				if a, z := ev.Seconds(); a < mid && z > mid {
+					spans = true
+				}
+			}
+		}
+		if len(evs) < 3 || len(evs) > 6 || spans {
 			var got []string
 			for _, ev := range evs {
 				a, z := ev.Seconds()
 				got = append(got, fmt.Sprintf("%.2f-%.2f %q", a, z, ev.Text))
 			}
-			t.Errorf("%s: %d segments, want 3: %s", name, len(evs), strings.Join(got, "; "))
+			t.Errorf("%s: %d segments, want 3 to 6 cut at the pauses between sentences: %s", name, len(evs), strings.Join(got, "; "))
 		}
 	}
 }

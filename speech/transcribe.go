@@ -78,6 +78,21 @@ func Transcribe(a *align.Aligner, samples []float32, dec model.DecodeOptions, ti
 func TranscribeContext(ctx context.Context, a *align.Aligner, samples []float32, dec model.DecodeOptions, timed bool, jobs int) (string, []align.Word, error) {
 	segs := make(chan Segment, jobs)
 	go Segments(a.Model, samples, segs)
+	if len(samples) <= wholeMax*Rate {
+		// A short recording is decoded whole when the endpointer found
+		// any speech in it: the speech decision only says whether there
+		// is something to decode, so that a quiet or unfamiliar voice
+		// loses no words at the edges of a segment and nothing that the
+		// CTC head heard poorly is thrown away.
+		found := false
+		for range segs {
+			found = true
+		}
+		if !found {
+			return "", nil, nil
+		}
+		return a.TranscribeContext(ctx, samples, dec, timed)
+	}
 	type job struct {
 		i   int
 		seg Segment
@@ -143,7 +158,12 @@ func TranscribeContext(ctx context.Context, a *align.Aligner, samples []float32,
 // maxDisagree is the largest share of a segment's transcript that may
 // differ from the CTC head's best path (in characters) before the
 // transcript is taken for an invention of the decoder.
-const maxDisagree = 0.6
+const maxDisagree = 1.0
+
+// wholeMax is the longest recording, in seconds, that Transcribe decodes
+// in one piece (when it holds any speech at all); the model was trained on
+// utterances of up to about 20 s.
+const wholeMax = 25
 
 // distance is the Levenshtein distance between a and b in bytes.
 func distance(a, b string) int {
