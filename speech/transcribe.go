@@ -2,6 +2,7 @@ package speech
 
 import (
 	"context"
+	"math"
 	"strings"
 	"sync"
 
@@ -80,15 +81,17 @@ func TranscribeContext(ctx context.Context, a *align.Aligner, samples []float32,
 	go Segments(a.Model, samples, segs)
 	if len(samples) <= wholeMax*Rate {
 		// A short recording is decoded whole when the endpointer found
-		// any speech in it: the speech decision only says whether there
-		// is something to decode, so that a quiet or unfamiliar voice
+		// any speech in it, or when its level rises and falls as speech
+		// does (voiced: a clip cut tight around one short word, which the
+		// endpointer can miss): the speech decision only says whether
+		// there is something to decode, so that a quiet or unfamiliar voice
 		// loses no words at the edges of a segment and nothing that the
 		// CTC head heard poorly is thrown away.
 		found := false
 		for range segs {
 			found = true
 		}
-		if !found {
+		if !found && !voiced(samples) {
 			return "", nil, nil
 		}
 		return a.TranscribeContext(ctx, samples, dec, timed)
@@ -184,4 +187,29 @@ func distance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// minVoicedDB is how far the loudest 10 ms of a short recording must rise
+// above its quietest 10 ms (pre-emphasised, as the model hears it) for
+// voiced to call it speech. Steady noise stays within a few dB.
+const minVoicedDB = 20
+
+// voiced reports whether samples (16 kHz) have the level dynamics of
+// speech: at least minVoicedDB from the quietest to the loudest 10 ms
+// frame, and a loudest frame above digital silence.
+func voiced(samples []float32) bool {
+	const frame = Rate / 100
+	lo, hi := math.Inf(1), math.Inf(-1)
+	prev := float32(0)
+	for i := 0; i+frame <= len(samples); i += frame {
+		sum := 0.0
+		for _, v := range samples[i : i+frame] {
+			d := float64(v) - 0.97*float64(prev)
+			sum += d * d
+			prev = v
+		}
+		db := 10 * math.Log10(sum/frame+1e-12)
+		lo, hi = math.Min(lo, db), math.Max(hi, db)
+	}
+	return hi > -70 && hi-lo >= minVoicedDB
 }
