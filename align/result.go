@@ -13,6 +13,10 @@ const (
 	// threshold (or that has no spoken form): its times are interpolated
 	// between the neighbouring aligned words.
 	StatusInterpolated = "interpolated"
+	// StatusUncertain marks a word whose times come from an alignment
+	// path that gives it little support: its confidence is below the
+	// threshold, and its times are a guess better than interpolation.
+	StatusUncertain = "uncertain"
 )
 
 // Char is one spoken character of a word with its time span in seconds.
@@ -24,7 +28,7 @@ type Char struct {
 
 // Word is one whitespace-separated token of the transcript, spelled exactly
 // as given, with its time span in seconds, a confidence in [0, 1] and a
-// Status (StatusAligned or StatusInterpolated). Chars holds the characters of
+// Status (StatusAligned, StatusUncertain or StatusInterpolated). Chars holds the characters of
 // its spoken form (no spaces), possibly none.
 type Word struct {
 	Word       string  `json:"word"`

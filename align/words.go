@@ -33,6 +33,12 @@ type Options struct {
 	// Refine).
 	Samples []float32
 	Rate    int
+	// Seg, when not nil, is the CTC segmentation of the same transcript
+	// over the same encoder frames (CTCSegment): a word whose attention
+	// confidence is below MinConfidence takes its times from it instead of
+	// being interpolated, when the segmentation placed it (see
+	// FromSegmentation).
+	Seg *Segmentation
 }
 
 // DefaultOptions returns heed's alignment options: DefaultPathOptions,
@@ -83,11 +89,64 @@ func AlignText(txt *normalize.Text, att []float32, T int, opts Options) ([]Word,
 			spoken[i].Status = StatusInterpolated
 		}
 	}
+	if opts.Seg != nil {
+		FromSegmentation(spoken, chars, opts.Seg, opts.FrameSec, opts.Offset, opts.MinConfidence)
+	}
 	if opts.Samples != nil && opts.Rate > 0 {
 		Refine(spoken, opts.Samples, opts.Rate)
 	}
 	Interpolate(spoken, opts.MinConfidence, 0, float64(T)*opts.FrameSec)
 	return TokenWords(txt, spoken), nil
+}
+
+// FromSegmentation gives every spoken word (one per word of chars) that is
+// not StatusAligned the times the CTC segmentation seg gave it (encoder
+// frames of frameSec seconds, plus offset), kept between its aligned
+// neighbours, and seg's confidence for it. Such a word becomes
+// StatusAligned when that confidence reaches minConf and StatusUncertain
+// otherwise; words seg left out, or that have no room between their
+// neighbours, are left as they are.
+func FromSegmentation(spoken []Word, chars string, seg *Segmentation, frameSec, offset, minConf float64) {
+	ranges := wordRanges(chars)
+	if len(ranges) != len(spoken) || len(seg.Placed) != len(spoken) {
+		panic("align: FromSegmentation size mismatch")
+	}
+	at := func(f int) float64 { return math.Max(0, float64(f)*frameSec+offset) }
+	for k, r := range ranges {
+		w := &spoken[k]
+		if w.Status == StatusAligned || !seg.Placed[k] {
+			continue
+		}
+		lo, hi := math.Inf(-1), math.Inf(1)
+		for j := k - 1; j >= 0; j-- {
+			if spoken[j].Status != StatusInterpolated {
+				lo = spoken[j].End
+				break
+			}
+		}
+		for j := k + 1; j < len(spoken); j++ {
+			if spoken[j].Status == StatusAligned {
+				hi = spoken[j].Start
+				break
+			}
+		}
+		start := math.Max(at(seg.Spans[r[0]].Start), lo)
+		end := math.Min(at(seg.Spans[r[1]-1].End), hi)
+		if !(end > start) {
+			continue
+		}
+		w.Start, w.End, w.Confidence = start, end, seg.Conf[k]
+		w.Status = StatusUncertain
+		if w.Confidence >= minConf {
+			w.Status = StatusAligned
+		}
+		for j := range w.Chars {
+			sp := seg.Spans[r[0]+j]
+			c := &w.Chars[j]
+			c.Start, c.End = at(sp.Start), at(sp.End)
+		}
+		clampChars(w)
+	}
 }
 
 // wordRanges returns the [start, end) byte ranges of the space-separated
@@ -192,25 +251,26 @@ func SpokenWords(chars string, spans []Span, conf []float64, fineSec float64) []
 }
 
 // Interpolate marks every word whose confidence is below minConf (or that
-// is already StatusInterpolated) as StatusInterpolated and gives each run of
-// such words new times: the interval between the end of the previous
-// aligned word (or start) and the start of the next aligned word (or end)
+// is already StatusInterpolated), except StatusUncertain words, as
+// StatusInterpolated and gives each run of such words new times: the
+// interval between the end of the previous word that is not interpolated
+// (or start) and the start of the next one (or end)
 // is tiled by the run's words in proportion to their character counts, and
-// each word's characters share its time equally. Aligned words are left
-// as they are. Times are seconds.
+// each word's characters share its time equally. Other words are left as
+// they are. Times are seconds.
 func Interpolate(words []Word, minConf, start, end float64) {
 	for i := range words {
-		if words[i].Confidence < minConf {
+		if words[i].Confidence < minConf && words[i].Status != StatusUncertain {
 			words[i].Status = StatusInterpolated
 		}
 	}
 	for i := 0; i < len(words); {
-		if words[i].Status == StatusAligned {
+		if words[i].Status != StatusInterpolated {
 			i++
 			continue
 		}
 		j := i
-		for j < len(words) && words[j].Status != StatusAligned {
+		for j < len(words) && words[j].Status == StatusInterpolated {
 			j++
 		}
 		lo, hi := start, end
@@ -250,7 +310,7 @@ func Interpolate(words []Word, minConf, start, end float64) {
 // exactly as the token (Token.Orig). A token with several spoken words
 // starts at the first and ends at the last; its confidence is their mean,
 // its Chars their characters, and it is StatusAligned only if all of them
-// are. A token without spoken words ("—") gets zero length at the end of
+// are (else StatusInterpolated if one of them is, else StatusUncertain). A token without spoken words ("—") gets zero length at the end of
 // the previous token (or the start of the next one), confidence 0 and
 // StatusInterpolated. It panics if len(spoken) != len(txt.Words()).
 func TokenWords(txt *normalize.Text, spoken []Word) []Word {
@@ -268,8 +328,11 @@ func TokenWords(txt *normalize.Text, spoken []Word) []Word {
 			for _, s := range ws {
 				w.Confidence += s.Confidence / float64(len(ws))
 				w.Chars = append(w.Chars, s.Chars...)
-				if s.Status != StatusAligned {
+				switch {
+				case s.Status == StatusInterpolated:
 					w.Status = StatusInterpolated
+				case s.Status == StatusUncertain && w.Status == StatusAligned:
+					w.Status = StatusUncertain
 				}
 			}
 			w.Confidence = math.Min(math.Max(w.Confidence, 0), 1)

@@ -48,6 +48,8 @@ JSON object per manifest and source instead of a table.`,
 			alignCTC := fs.Float64("align-ctc-weight", 0.5, "weight of CTC posteriors in the alignment path (align)")
 			alignOffset := fs.Float64("align-offset", math.NaN(), "seconds added to the path's times before refinement (align; default: the aligner's)")
 			noRefine := fs.Bool("no-refine", false, "do not refine word boundaries to pauses in the audio (align)")
+			priorMargin := fs.Float64("align-prior-margin", math.NaN(), "encoder frames a character may stray from its word's CTC segment at no cost (align; default: the aligner's)")
+			priorSlope := fs.Float64("align-prior-slope", math.NaN(), "cost per encoder frame beyond the margin (align; 0: no CTC segment prior; default: the aligner's)")
 			return func(ctx context.Context, e *env, args []string) error {
 				if len(args) < 2 || (args[0] != "asr" && args[0] != "align") {
 					return usagef("want asr or align and at least one MANIFEST")
@@ -88,6 +90,12 @@ JSON object per manifest and source instead of a table.`,
 						a.CTCWeight, a.Refine = *alignCTC, !*noRefine
 						if !math.IsNaN(*alignOffset) {
 							a.Offset = *alignOffset
+						}
+						if !math.IsNaN(*priorMargin) {
+							a.PriorMargin = *priorMargin
+						}
+						if !math.IsNaN(*priorSlope) {
+							a.PriorSlope = *priorSlope
 						}
 						r, err = evalAlign(ctx, a, path, utts, *jobs)
 					}
