@@ -340,10 +340,14 @@ func (a *Aligner) alignLong(ctx context.Context, samples []float32, txt *normali
 }
 
 // tokenPieces divides the tokens of txt between pieces whose encoder frames
-// start at firstFrame[i] (firstFrame has one more entry, the total): a
-// token goes to the piece holding the middle of its first placed spoken
-// word in seg (nil: all to the first piece); tokens with no placed word go
-// with the token before them. It returns the token ranges as boundaries:
+// start at firstFrame[i] (firstFrame has one more entry, the total). A
+// token whose first spoken word seg placed with confidence at least
+// pieceConf goes to the piece holding that word's middle; any other token
+// goes with the nearest such token of its sentence: the one after it if
+// no such token comes before it in the sentence, else the one before it
+// (a weak word at a sentence's start would otherwise follow a stray
+// character into the pause or music before it). A nil seg gives every
+// token to the first piece. It returns the token ranges as boundaries:
 // piece i gets tokens [b[i], b[i+1]).
 func tokenPieces(txt *normalize.Text, chars string, seg *Segmentation, firstFrame []int) []int {
 	n := len(firstFrame) - 1
@@ -356,23 +360,61 @@ func tokenPieces(txt *normalize.Text, chars string, seg *Segmentation, firstFram
 	}
 	ranges := wordRanges(chars)
 	off := txt.Offsets()
-	piece := 0 // of the current token; never decreases
+	nt := len(txt.Tokens)
+	piece := make([]int, nt) // -1: no strong word
 	for ti := range txt.Tokens {
-		for w := off[ti]; w < off[ti+1]; w++ {
-			if !seg.Placed[w] {
-				continue
-			}
+		piece[ti] = -1
+		if w := off[ti]; w < off[ti+1] && seg.Placed[w] && seg.Conf[w] >= pieceConf {
 			r := ranges[w]
 			mid := (seg.Spans[r[0]].Start + seg.Spans[r[1]-1].End) / 2
-			for piece+1 < n && firstFrame[piece+1] <= mid {
-				piece++
-				b[piece] = ti
+			p := 0
+			for p+1 < n && firstFrame[p+1] <= mid {
+				p++
 			}
-			break
+			piece[ti] = p
+		}
+	}
+	// Weak tokens: forward within the sentence from its last strong token,
+	// else backward from the sentence's first strong token.
+	for s := 0; s < nt; {
+		e := s
+		for e < nt && !txt.Tokens[e].Ends {
+			e++
+		}
+		e = min(e+1, nt) // tokens [s, e) form a sentence
+		last := -1
+		for ti := s; ti < e; ti++ {
+			if piece[ti] >= 0 {
+				last = piece[ti]
+			} else if last >= 0 {
+				piece[ti] = last
+			}
+		}
+		next := -1
+		for ti := e - 1; ti >= s; ti-- {
+			if piece[ti] >= 0 {
+				next = piece[ti]
+			} else if next >= 0 {
+				piece[ti] = next
+			}
+		}
+		s = e
+	}
+	cur := 0
+	for ti := range piece {
+		if piece[ti] > cur {
+			for p := cur + 1; p <= piece[ti]; p++ {
+				b[p] = ti
+			}
+			cur = piece[ti]
 		}
 	}
 	return b
 }
+
+// pieceConf is the least CTC segmentation confidence of a word that
+// decides its token's piece by itself (see tokenPieces).
+const pieceConf = 0.3
 
 // spaceID is the vocabulary id of the space between words.
 var spaceID = func() int {

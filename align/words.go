@@ -92,6 +92,9 @@ func AlignText(txt *normalize.Text, att []float32, T int, opts Options) ([]Word,
 	if opts.Seg != nil {
 		FromSegmentation(spoken, chars, opts.Seg, opts.FrameSec, opts.Offset, opts.MinConfidence)
 	}
+	if spans != nil {
+		hugEdges(spoken, txt)
+	}
 	if opts.Samples != nil && opts.Rate > 0 {
 		Refine(spoken, opts.Samples, opts.Rate)
 	}
@@ -146,6 +149,95 @@ func FromSegmentation(spoken []Word, chars string, seg *Segmentation, frameSec, 
 			c.Start, c.End = at(sp.Start), at(sp.End)
 		}
 		clampChars(w)
+	}
+}
+
+// hugPerChar is the duration (seconds per character) hugEdges gives a word.
+const hugPerChar = 0.08
+
+// hugEdges places the words at the edges of a sentence (or line) of txt
+// that no path could place (not StatusAligned) next to the placed words of
+// their sentence, hugPerChar seconds a character, instead of spread over
+// the pause (or music, or noise) between sentences, where a path or
+// interpolation would put them: a run of such words that starts a
+// sentence ends where the sentence's first placed word starts, one that
+// ends a sentence starts where its last placed word ends. They become
+// StatusUncertain. spoken holds one Word per spoken word of txt.
+func hugEdges(spoken []Word, txt *normalize.Text) {
+	n := len(spoken)
+	starts, ends := make([]bool, n), make([]bool, n)
+	off := txt.Offsets()
+	prevEnds := true
+	for ti, tok := range txt.Tokens {
+		if off[ti] == off[ti+1] {
+			prevEnds = prevEnds || tok.Ends
+			continue
+		}
+		starts[off[ti]] = prevEnds
+		ends[off[ti+1]-1] = tok.Ends
+		prevEnds = tok.Ends
+	}
+	weak := func(k int) bool { return spoken[k].Status != StatusAligned }
+	// bound returns the end of the last word before k that is not
+	// interpolated (or 0), and the start of the first after k (or +Inf).
+	place := func(w *Word, a, b float64) {
+		w.Start, w.End, w.Status = a, b, StatusUncertain
+		for c := range w.Chars {
+			w.Chars[c].Start = a + (b-a)*float64(c)/float64(len(w.Chars))
+			w.Chars[c].End = a + (b-a)*float64(c+1)/float64(len(w.Chars))
+		}
+	}
+	dur := func(k int) float64 { return hugPerChar * float64(max(1, len(spoken[k].Chars))) }
+	for k := 0; k < n; k++ {
+		if !starts[k] || !weak(k) {
+			continue
+		}
+		// The run k..j-1 of weak words inside the sentence, then word j.
+		j := k
+		for j < n && weak(j) && (j == k || !starts[j]) && !ends[j] {
+			j++
+		}
+		if j == n || !starts[k] || weak(j) || (j > k && starts[j]) {
+			continue
+		}
+		lo := 0.0
+		for m := k - 1; m >= 0; m-- {
+			if spoken[m].Status != StatusInterpolated {
+				lo = spoken[m].End
+				break
+			}
+		}
+		t := spoken[j].Start
+		for m := j - 1; m >= k; m-- {
+			a := math.Max(lo, t-dur(m))
+			place(&spoken[m], a, t)
+			t = a
+		}
+	}
+	for k := n - 1; k >= 0; k-- {
+		if !ends[k] || !weak(k) {
+			continue
+		}
+		i := k
+		for i >= 0 && weak(i) && (i == k || !ends[i]) && !starts[i] {
+			i--
+		}
+		if i < 0 || weak(i) || (i < k && ends[i]) {
+			continue
+		}
+		hi := math.Inf(1)
+		for m := k + 1; m < n; m++ {
+			if spoken[m].Status != StatusInterpolated {
+				hi = spoken[m].Start
+				break
+			}
+		}
+		t := spoken[i].End
+		for m := i + 1; m <= k; m++ {
+			b := math.Min(hi, t+dur(m))
+			place(&spoken[m], t, b)
+			t = b
+		}
 	}
 }
 
