@@ -40,11 +40,30 @@ type Word struct {
 }
 
 // Result is the alignment of one audio file: its path, its duration in
-// seconds and its words in order.
+// seconds, its words in order and, from heed align, the share of its
+// words that were aligned.
 type Result struct {
 	File     string  `json:"file"`
 	Duration float64 `json:"duration"`
 	Words    []Word  `json:"words"`
+	// AlignedShare is the share (0..1) of the words with a spoken form
+	// that are StatusAligned (see AlignedShare); nil when not computed.
+	AlignedShare *float64 `json:"aligned_share,omitempty"`
+}
+
+// AlignedShare returns how many of words have a spoken form (characters)
+// and how many of those are StatusAligned.
+func AlignedShare(words []Word) (aligned, spoken int) {
+	for _, w := range words {
+		if len(w.Chars) == 0 {
+			continue
+		}
+		spoken++
+		if w.Status == StatusAligned {
+			aligned++
+		}
+	}
+	return aligned, spoken
 }
 
 // Validate checks that all times are finite and non-negative, that every

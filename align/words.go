@@ -95,6 +95,9 @@ func AlignText(txt *normalize.Text, att []float32, T int, opts Options) ([]Word,
 	if spans != nil {
 		hugEdges(spoken, txt)
 	}
+	if opts.Seg != nil {
+		Calibrate(spoken, chars, opts.Seg, opts.FrameSec, opts.Offset)
+	}
 	if opts.Samples != nil && opts.Rate > 0 {
 		Refine(spoken, opts.Samples, opts.Rate)
 	}
@@ -102,8 +105,47 @@ func AlignText(txt *normalize.Text, att []float32, T int, opts Options) ([]Word,
 	return TokenWords(txt, spoken), nil
 }
 
+// Calibrate turns the attention confidence of every StatusAligned spoken
+// word (one per word of chars) into heed's word confidence, using the CTC
+// segmentation seg of the same frames (frameSec seconds, times plus
+// offset): the geometric mean of the attention confidence and seg's
+// confidence for the word (0 if seg left it out), times
+// exp(-(d-0.1 s)/0.1 s) when the word's start or end lies d > 0.1 s from
+// where seg put it. A word whose confidence falls below FlagConfidence
+// becomes StatusUncertain, keeping its times.
+func Calibrate(spoken []Word, chars string, seg *Segmentation, frameSec, offset float64) {
+	ranges := wordRanges(chars)
+	if len(ranges) != len(spoken) || len(seg.Placed) != len(spoken) {
+		panic("align: Calibrate size mismatch")
+	}
+	at := func(f int) float64 { return math.Max(0, float64(f)*frameSec+offset) }
+	for k, r := range ranges {
+		w := &spoken[k]
+		if w.Status != StatusAligned {
+			continue
+		}
+		c := 0.0
+		if seg.Placed[k] {
+			c = math.Sqrt(w.Confidence * seg.Conf[k])
+			d := math.Max(math.Abs(w.Start-at(seg.Spans[r[0]].Start)), math.Abs(w.End-at(seg.Spans[r[1]-1].End)))
+			if d > agreeSec {
+				c *= math.Exp(-(d - agreeSec) / agreeSec)
+			}
+		}
+		w.Confidence = math.Min(math.Max(c, 0), 1)
+		if w.Confidence < FlagConfidence {
+			w.Status = StatusUncertain
+		}
+	}
+}
+
+// agreeSec is how far (seconds) the attention path and the CTC
+// segmentation may place a word's edges apart before Calibrate lowers its
+// confidence.
+const agreeSec = 0.1
+
 // FromSegmentation gives every spoken word (one per word of chars) that is
-// not StatusAligned the times the CTC segmentation seg gave it (encoder
+// StatusInterpolated the times the CTC segmentation seg gave it (encoder
 // frames of frameSec seconds, plus offset), kept between its aligned
 // neighbours, and seg's confidence for it. Such a word becomes
 // StatusAligned when that confidence reaches minConf and StatusUncertain
@@ -117,7 +159,7 @@ func FromSegmentation(spoken []Word, chars string, seg *Segmentation, frameSec, 
 	at := func(f int) float64 { return math.Max(0, float64(f)*frameSec+offset) }
 	for k, r := range ranges {
 		w := &spoken[k]
-		if w.Status == StatusAligned || !seg.Placed[k] {
+		if w.Status != StatusInterpolated || !seg.Placed[k] {
 			continue
 		}
 		lo, hi := math.Inf(-1), math.Inf(1)
