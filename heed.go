@@ -206,6 +206,10 @@ type Alignment struct {
 	File     string  // written into exports that name the audio (JSON, CTM); may be ""
 	Duration float64 // seconds of audio
 	Words    []Word
+	// AlignedShare is the share (0..1) of the words with a spoken form
+	// whose status is "aligned"; a low share means the transcript does not
+	// match the audio or the audio holds no speech.
+	AlignedShare *float64
 }
 
 // Align times every token of text against samples (mono, SampleRate).
@@ -231,7 +235,12 @@ func (m *Model) Align(ctx context.Context, samples []float32, text string, opt A
 	if err != nil {
 		return nil, &Error{Op: "align", Err: err}
 	}
-	return &Alignment{Duration: seconds(len(samples)), Words: words}, nil
+	placed, spoken := align.AlignedShare(words)
+	share := 1.0
+	if spoken > 0 {
+		share = float64(placed) / float64(spoken)
+	}
+	return &Alignment{Duration: seconds(len(samples)), Words: words, AlignedShare: &share}, nil
 }
 
 // Formats returns the names of the export formats: audacity, ctm, json,

@@ -44,6 +44,14 @@ type Aligner struct {
 	// recognised or aligned; an error from it stops the work and is
 	// returned (the heed package passes a context's Err).
 	Check func() error
+	// Seg configures the CTC segmentation of the transcript (CTCSegment)
+	// that divides long audio between pieces and, in every piece, keeps
+	// the attention path near it: a character's score falls by PriorSlope
+	// per encoder frame it lies more than PriorMargin frames outside the
+	// span the segmentation gave its word (SegmentPrior; PriorSlope 0: no
+	// such prior).
+	Seg                     SegOptions
+	PriorMargin, PriorSlope float64
 }
 
 // check calls a.Check when there is one.
@@ -58,7 +66,8 @@ func (a *Aligner) check() error {
 func NewAligner(b *model.Bundle) *Aligner {
 	o := DefaultOptions()
 	o.FrameSec = float64(b.Net.Cfg.Stack) * 0.01
-	return &Aligner{Model: b, Options: o, Refine: true, Offset: 0.02, CTCWeight: 0.5, MaxPiece: 12 * time.Second, MinPause: 200 * time.Millisecond}
+	return &Aligner{Model: b, Options: o, Refine: true, Offset: 0.02, CTCWeight: 0.5, MaxPiece: 12 * time.Second, MinPause: 200 * time.Millisecond,
+		Seg: DefaultSegOptions(), PriorMargin: 4, PriorSlope: 1}
 }
 
 // Detail is what the aligner saw for one piece of audio, for plotting.
@@ -181,6 +190,11 @@ func (a *Aligner) alignEncoded(p *encodedPiece, txt *normalize.Text) ([]Word, *D
 		}
 		opts.Path.CTC, opts.Path.CTCWeight = ctc, a.CTCWeight
 	}
+	seg := CTCSegment(enc.CTCLogProbs, T, b.Net.Cfg.V(), chars, a.Seg)
+	opts.Seg = seg
+	if a.PriorSlope > 0 {
+		opts.Path.Prior = SegmentPrior(seg, chars, T, a.PriorMargin, a.PriorSlope)
+	}
 	opts.Offset = a.Offset
 	if a.Refine {
 		opts.Samples, opts.Rate = samples, 16000
@@ -263,59 +277,41 @@ func shift(words []Word, d, end float64) []Word {
 	return words
 }
 
-// alignLong aligns audio longer than MaxPiece. It splits samples at
-// silences into pieces of at most MaxPiece/2 and divides the tokens of txt
-// between them: it recognises each piece with the CTC head and finds where
-// its characters best match the transcript, moving forward through it
-// (matchEnd); then it moves the boundary between two pieces by up to
-// seamReach tokens to where the CTC head finds the two pieces' texts most
-// likely (mendSeam), which mends the seams where recognition erred at a
-// piece's edge. Each piece is aligned as soon as both its seams are mended
-// and is encoded once, so at most two encoded pieces are held at a time.
+// alignLong aligns audio longer than MaxPiece in two passes over pieces of
+// at most MaxPiece/2 cut at silences. The first encodes every piece and
+// keeps only its CTC log-probabilities (T x V floats: 14 MB an hour); the
+// whole transcript is then segmented against all of them at once
+// (CTCSegment), which gives every word the piece it lies in without
+// recognising anything. The second pass encodes each piece again and aligns
+// its words with the attention path (alignEncoded). Memory is one piece's
+// encoding plus the CTC matrix and the segmentation's back-pointers; time is
+// linear in the length.
 func (a *Aligner) alignLong(ctx context.Context, samples []float32, txt *normalize.Text) ([]Word, *Detail, error) {
 	const rate = 16000
 	pieces := SplitAtSilences(samples, rate, a.MaxPiece/2, a.MinPause)
-	// Character stream of the transcript and the token each char ends.
-	var ref []byte
-	var tokEnd []int // tokEnd[i]: token index that position i belongs to
-	for ti, tok := range txt.Tokens {
-		for _, w := range tok.Spoken {
-			if len(ref) > 0 {
-				ref = append(ref, ' ')
-				tokEnd = append(tokEnd, ti)
-			}
-			ref = append(ref, w...)
-			for range w {
-				tokEnd = append(tokEnd, ti)
-			}
-		}
-	}
 	V := a.Model.Net.Cfg.V()
-	// advance matches piece e's recognised text from character pos and
-	// returns the token after the last one matched (tok when nothing
-	// matched) and the character position after it.
-	advance := func(e *encodedPiece, pos, tok int) (int, int) {
-		end := matchEnd(ref, pos, []byte(ctcText(e.enc)))
-		next := tok
-		if end > pos {
-			// The token holding the last matched character, completed.
-			next = tokEnd[end-1] + 1
+	var logp []float32
+	firstFrame := make([]int, len(pieces)+1) // encoder frame of each piece's start
+	for i, p := range pieces {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
 		}
-		for pos = end; pos < len(ref) && tokEnd[pos] < next; pos++ {
+		e := a.encode(samples[p.Start:p.End])
+		if e.enc != nil {
+			logp = append(logp, e.enc.CTCLogProbs...)
 		}
-		return next, pos
+		firstFrame[i+1] = len(logp) / V
 	}
+	T := len(logp) / V
+	chars := Transcript(txt)
+	seg := CTCSegment(logp, T, V, chars, a.Seg)
+	logp = nil
+	pieceOf := tokenPieces(txt, chars, seg, firstFrame)
 	var (
 		offsets []float64
 		parts   [][]Word
 		first   *Detail
 	)
-	n := len(txt.Tokens)
-	cur := a.encode(samples[pieces[0].Start:pieces[0].End])
-	lo, hi, pos := 0, n, 0
-	if len(pieces) > 1 {
-		hi, pos = advance(cur, 0, 0)
-	}
 	for i, p := range pieces {
 		if err := a.check(); err != nil {
 			return nil, nil, err
@@ -323,70 +319,102 @@ func (a *Aligner) alignLong(ctx context.Context, samples []float32, txt *normali
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
-		var next *encodedPiece
-		nextHi := n
-		if i+1 < len(pieces) {
-			next = a.encode(samples[pieces[i+1].Start:pieces[i+1].End])
-			if i+2 < len(pieces) {
-				nextHi, pos = advance(next, pos, hi)
-			}
-			r := [][2]int{{lo, hi}, {hi, nextHi}}
-			mendSeam(r, cur.enc, next.enc, txt, V)
-			hi = r[0][1]
+		lo, hi := pieceOf[i], pieceOf[i+1]
+		if lo == hi {
+			continue
 		}
-		if lo < hi {
-			sub := &normalize.Text{Tokens: txt.Tokens[lo:hi]}
-			words, det, err := a.alignEncoded(cur, sub)
-			if err != nil {
-				return nil, nil, err
-			}
-			start, _ := p.Seconds(rate)
-			if first == nil && det != nil {
-				det.Start = start
-				first = det
-			}
-			offsets = append(offsets, start)
-			parts = append(parts, words)
+		sub := &normalize.Text{Tokens: txt.Tokens[lo:hi]}
+		words, det, err := a.alignEncoded(a.encode(samples[p.Start:p.End]), sub)
+		if err != nil {
+			return nil, nil, err
 		}
-		lo, hi, cur = hi, nextHi, next
+		start, _ := p.Seconds(rate)
+		if first == nil && det != nil {
+			det.Start = start
+			first = det
+		}
+		offsets = append(offsets, start)
+		parts = append(parts, words)
 	}
 	return Stitch(offsets, parts), first, nil
 }
 
-// seamReach is how many tokens assign may move a boundary between pieces.
-const seamReach = 4
-
-// mendSeam moves the boundary between two consecutive token ranges r[0] and
-// r[1] (pieces encoded as e0 and e1, nil for no frames) by up to seamReach
-// tokens to where log P(text of r[0] | piece 0) + log P(text of r[1] |
-// piece 1) is largest. Ties keep the boundary nearest to where it was.
-func mendSeam(r [][2]int, e0, e1 *model.Encoded, txt *normalize.Text, V int) {
-	lo, b, hi := r[0][0], r[0][1], r[1][1]
-	c0, c1 := max(lo, b-seamReach), min(hi, b+seamReach)
-	if c0 == c1 {
-		return
+// tokenPieces divides the tokens of txt between pieces whose encoder frames
+// start at firstFrame[i] (firstFrame has one more entry, the total). A
+// token whose first spoken word seg placed with confidence at least
+// pieceConf goes to the piece holding that word's middle; any other token
+// goes with the nearest such token of its sentence: the one after it if
+// no such token comes before it in the sentence, else the one before it
+// (a weak word at a sentence's start would otherwise follow a stray
+// character into the pause or music before it). A nil seg gives every
+// token to the first piece. It returns the token ranges as boundaries:
+// piece i gets tokens [b[i], b[i+1]).
+func tokenPieces(txt *normalize.Text, chars string, seg *Segmentation, firstFrame []int) []int {
+	n := len(firstFrame) - 1
+	b := make([]int, n+1)
+	for i := 1; i <= n; i++ {
+		b[i] = len(txt.Tokens)
 	}
-	// Labels of tokens lo..c1 and, for each candidate boundary c, how many
-	// of them lie before it; likewise for tokens c0..hi.
-	preIDs, preAt := tokenLabels(txt, lo, c1, c0)
-	sufIDs, sufAt := tokenLabels(txt, c0, hi, c0)
-	pre := model.CTCPrefixScores(ctcLogProbs(e0), ctcFrames(e0), V, preIDs, false)
-	suf := model.CTCPrefixScores(ctcLogProbs(e1), ctcFrames(e1), V, sufIDs, true)
-	dist := func(c int) int { return max(c-b, b-c) }
-	best, bestScore := b, math.Inf(-1)
-	for c := c0; c <= c1; c++ {
-		// The second piece's text starts after the space before token c.
-		u := sufAt[c-c0]
-		if u > 0 && u < len(sufIDs) && sufIDs[u] == spaceID {
-			u++
-		}
-		score := pre[preAt[c-c0]] + suf[u]
-		if score > bestScore || (score == bestScore && dist(c) < dist(best)) {
-			best, bestScore = c, score
+	if seg == nil {
+		return b
+	}
+	ranges := wordRanges(chars)
+	off := txt.Offsets()
+	nt := len(txt.Tokens)
+	piece := make([]int, nt) // -1: no strong word
+	for ti := range txt.Tokens {
+		piece[ti] = -1
+		if w := off[ti]; w < off[ti+1] && seg.Placed[w] && seg.Conf[w] >= pieceConf {
+			r := ranges[w]
+			mid := (seg.Spans[r[0]].Start + seg.Spans[r[1]-1].End) / 2
+			p := 0
+			for p+1 < n && firstFrame[p+1] <= mid {
+				p++
+			}
+			piece[ti] = p
 		}
 	}
-	r[0][1], r[1][0] = best, best
+	// Weak tokens: forward within the sentence from its last strong token,
+	// else backward from the sentence's first strong token.
+	for s := 0; s < nt; {
+		e := s
+		for e < nt && !txt.Tokens[e].Ends {
+			e++
+		}
+		e = min(e+1, nt) // tokens [s, e) form a sentence
+		last := -1
+		for ti := s; ti < e; ti++ {
+			if piece[ti] >= 0 {
+				last = piece[ti]
+			} else if last >= 0 {
+				piece[ti] = last
+			}
+		}
+		next := -1
+		for ti := e - 1; ti >= s; ti-- {
+			if piece[ti] >= 0 {
+				next = piece[ti]
+			} else if next >= 0 {
+				piece[ti] = next
+			}
+		}
+		s = e
+	}
+	cur := 0
+	for ti := range piece {
+		if piece[ti] > cur {
+			for p := cur + 1; p <= piece[ti]; p++ {
+				b[p] = ti
+			}
+			cur = piece[ti]
+		}
+	}
+	return b
 }
+
+// pieceConf is the least CTC segmentation confidence of a word that
+// decides its token's piece by itself (see tokenPieces).
+const pieceConf = 0.3
 
 // spaceID is the vocabulary id of the space between words.
 var spaceID = func() int {
@@ -396,117 +424,3 @@ var spaceID = func() int {
 	}
 	return ids[0]
 }()
-
-// tokenLabels returns the character ids of the spoken words of tokens
-// [lo, hi) of txt, words separated by spaces, and for each token boundary
-// c in [from, hi] how many ids come before it (a space between words counts
-// with the word after it).
-func tokenLabels(txt *normalize.Text, lo, hi, from int) (ids []int, at []int) {
-	var words []string
-	n := 0 // ids so far
-	for c := lo; c <= hi; c++ {
-		if c >= from {
-			at = append(at, n)
-		}
-		if c == hi {
-			break
-		}
-		for _, w := range txt.Tokens[c].Spoken {
-			if len(words) > 0 {
-				n++
-			}
-			n += len(w)
-			words = append(words, w)
-		}
-	}
-	ids, err := model.Encode(strings.Join(words, " "))
-	if err != nil {
-		panic("align: normalized text outside the vocabulary: " + err.Error())
-	}
-	return ids, at
-}
-
-// ctcLogProbs and ctcFrames are the CTC head's output (T, V) of e and its T;
-// none for a piece without frames (nil e).
-func ctcLogProbs(e *model.Encoded) []float32 {
-	if e == nil {
-		return nil
-	}
-	return e.CTCLogProbs
-}
-
-func ctcFrames(e *model.Encoded) int {
-	if e == nil {
-		return 0
-	}
-	return e.T
-}
-
-// ctcText recognises by the CTC head's best path (the most likely token of
-// each frame, repeats merged, blanks dropped); "" for a nil e. Unlike the
-// attention decoder it does not lose its place on pieces longer than the
-// utterances it was trained on.
-func ctcText(e *model.Encoded) string {
-	if e == nil {
-		return ""
-	}
-	var ids []int
-	prev := model.EOS
-	for _, id := range model.CTCBest(e) {
-		if id != prev && id != model.EOS {
-			ids = append(ids, id)
-		}
-		prev = id
-	}
-	return model.Decode(ids)
-}
-
-// Costs of matchEnd's alignment: an edit (substitution, insertion or
-// deletion) and a transcript character skipped before the match starts.
-// Skipping is cheap so that a piece whose text starts later than the last
-// piece's match ended (a piece before it recognised too little) catches up
-// instead of falling further behind.
-const (
-	matchEdit = 10
-	matchSkip = 3
-)
-
-// matchEnd returns the end position e in ref (e >= from) such that a stretch
-// of ref[from:e] best matches hyp by edit distance, all of hyp against ref
-// from a start at most a little way past from (skipped characters cost
-// matchSkip, edits matchEdit). It looks at most 3*len(hyp)+100 characters
-// ahead.
-func matchEnd(ref []byte, from int, hyp []byte) int {
-	if len(hyp) == 0 {
-		return from
-	}
-	win := min(len(ref)-from, 3*len(hyp)+100)
-	if win <= 0 {
-		return from
-	}
-	r := ref[from : from+win]
-	// d[j]: cost of matching hyp[:i] with r[:j]; rows over hyp.
-	prev := make([]int, win+1)
-	cur := make([]int, win+1)
-	for j := range prev {
-		prev[j] = matchSkip * j
-	}
-	for i := 1; i <= len(hyp); i++ {
-		cur[0] = matchEdit * i
-		for j := 1; j <= win; j++ {
-			sub := prev[j-1]
-			if hyp[i-1] != r[j-1] {
-				sub += matchEdit
-			}
-			cur[j] = min(sub, prev[j]+matchEdit, cur[j-1]+matchEdit)
-		}
-		prev, cur = cur, prev
-	}
-	best := 0
-	for j := 1; j <= win; j++ {
-		if prev[j] < prev[best] {
-			best = j
-		}
-	}
-	return from + best
-}

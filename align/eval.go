@@ -84,3 +84,81 @@ func ReportSources[V any](m map[string]V) []string {
 	}
 	return append([]string{"all"}, keys...)
 }
+
+// WordStats counts, over words paired by position with their gold times,
+// what heed's flag says about them. A word is flagged when its status is
+// not StatusAligned or its confidence is below FlagConfidence; it is off
+// when its start or end is more than 100 ms from the gold, and right when
+// both are within 50 ms. Collapsed words are those given less than 40 ms
+// (words of a token without spoken words are skipped).
+type WordStats struct {
+	Words     int `json:"words"`
+	Off       int `json:"off"`        // more than 100 ms off
+	Right     int `json:"right"`      // within 50 ms
+	Flagged   int `json:"flagged"`    // flagged words
+	OffFlag   int `json:"off_flag"`   // off and flagged
+	RightKept int `json:"right_kept"` // right and not flagged
+	Collapsed int `json:"collapsed"`  // shorter than 40 ms
+}
+
+// FlagConfidence is the confidence below which a word counts as flagged.
+const FlagConfidence = 0.5
+
+// Add counts the words of hyp against gold (paired by position).
+func (s *WordStats) Add(gold, hyp []Word) {
+	for i := 0; i < min(len(gold), len(hyp)); i++ {
+		g, h := gold[i], hyp[i]
+		if len(h.Chars) == 0 {
+			continue
+		}
+		e := math.Max(math.Abs(h.Start-g.Start), math.Abs(h.End-g.End))
+		flag := h.Status != StatusAligned || h.Confidence < FlagConfidence
+		off, right := e > 0.1+1e-9, e <= 0.05+1e-9
+		s.Words++
+		if off {
+			s.Off++
+		}
+		if right {
+			s.Right++
+		}
+		if flag {
+			s.Flagged++
+		}
+		if off && flag {
+			s.OffFlag++
+		}
+		if right && !flag {
+			s.RightKept++
+		}
+		if h.End-h.Start < 0.04-1e-9 {
+			s.Collapsed++
+		}
+	}
+}
+
+// Merge adds the counts of o to s.
+func (s *WordStats) Merge(o WordStats) {
+	s.Words += o.Words
+	s.Off += o.Off
+	s.Right += o.Right
+	s.Flagged += o.Flagged
+	s.OffFlag += o.OffFlag
+	s.RightKept += o.RightKept
+	s.Collapsed += o.Collapsed
+}
+
+// Precision is the share of flagged words that are off, Recall the share
+// of off words that are flagged, Kept the share of right words that are
+// not flagged, CollapsedShare the share of words under 40 ms; each is NaN
+// without words to count.
+func (s WordStats) Precision() float64      { return ratio(s.OffFlag, s.Flagged) }
+func (s WordStats) Recall() float64         { return ratio(s.OffFlag, s.Off) }
+func (s WordStats) Kept() float64           { return ratio(s.RightKept, s.Right) }
+func (s WordStats) CollapsedShare() float64 { return ratio(s.Collapsed, s.Words) }
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return math.NaN()
+	}
+	return float64(a) / float64(b)
+}

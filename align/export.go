@@ -118,6 +118,10 @@ func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
 // 0.001, and an empty (not nil) Chars for words without characters.
 func (r *Result) Rounded() Result {
 	out := Result{File: r.File, Duration: round3(r.Duration), Words: make([]Word, len(r.Words))}
+	if r.AlignedShare != nil {
+		v := round3(*r.AlignedShare)
+		out.AlignedShare = &v
+	}
 	for i, wd := range r.Words {
 		chars := make([]Char, len(wd.Chars))
 		for j, c := range wd.Chars {

@@ -45,6 +45,11 @@ type PathOptions struct {
 	CTC []float32
 	// CTCWeight scales the CTC log score added to the attention log score.
 	CTCWeight float64
+	// Prior optionally holds log scores (T, L) row-major at the encoder
+	// rate, added as they are to every row's score at every frame (for
+	// example a penalty for straying from a CTC segmentation, see
+	// SegmentPrior).
+	Prior []float32
 }
 
 // DefaultFloor is the probability floor used when PathOptions.Floor is 0.
@@ -139,23 +144,28 @@ const (
 // nobody (see PathOptions.AllowGaps). The path maximizes
 //
 //	sum over rows l, frames f in spans[l] of
-//	    log max(a(l,f), Floor) + CTCWeight * log max(c(f,l), Floor)
+//	    log max(a(l,f), Floor) + CTCWeight * log max(c(f,l), Floor) + p(f,l)
 //	+ GapLogProb * (number of gap frames)
 //
-// where a is the upsampled attention and c the upsampled CTC posteriors.
+// where a is the upsampled attention, c the upsampled CTC posteriors and p
+// the upsampled prior (0 without one).
 // Ties are broken deterministically. It returns nil when L == 0 or when no
 // path exists (L > N).
 //
 // Time is O(L*N); memory is one byte of back-pointer per (row, upsampled
 // frame), a transposed float32 copy of att and O(L) floats: 21 MB and about
 // 0.45 s on one core for L = 1000, T = 3000, Upsample = 3.
-// It panics if len(att) != L*T or a non-nil opts.CTC has length != T*L.
+// It panics if len(att) != L*T or a non-nil opts.CTC or opts.Prior has
+// length != T*L.
 func MonotonicPath(att []float32, L, T int, opts PathOptions) []Span {
 	if L < 0 || T < 0 || len(att) != L*T {
 		panic("align: attention matrix size mismatch")
 	}
 	if opts.CTC != nil && len(opts.CTC) != T*L {
 		panic("align: CTC matrix size mismatch")
+	}
+	if opts.Prior != nil && len(opts.Prior) != T*L {
+		panic("align: prior matrix size mismatch")
 	}
 	up := opts.upsample()
 	N := T * up
@@ -254,10 +264,10 @@ func MonotonicPath(att []float32, L, T int, opts PathOptions) []Span {
 
 // scorer computes per-frame log scores of all rows.
 type scorer struct {
-	att, ctc  *fineMatrix
-	floor     float64
-	ctcWeight float64
-	buf       []float64
+	att, ctc, prior *fineMatrix
+	floor           float64
+	ctcWeight       float64
+	buf             []float64
 }
 
 func newScorer(att []float32, L, T int, opts PathOptions) *scorer {
@@ -265,8 +275,11 @@ func newScorer(att []float32, L, T int, opts PathOptions) *scorer {
 	s := &scorer{att: newFineLT(att, L, T, up), floor: opts.floor(), ctcWeight: opts.CTCWeight}
 	if opts.CTC != nil && opts.CTCWeight != 0 {
 		s.ctc = &fineMatrix{tl: opts.CTC, L: L, T: T, up: up}
-		s.buf = make([]float64, L)
 	}
+	if opts.Prior != nil {
+		s.prior = &fineMatrix{tl: opts.Prior, L: L, T: T, up: up}
+	}
+	s.buf = make([]float64, L)
 	return s
 }
 
@@ -276,12 +289,17 @@ func (s *scorer) column(dst []float64, f int) {
 	for l, v := range dst {
 		dst[l] = math.Log(math.Max(v, s.floor))
 	}
-	if s.ctc == nil {
-		return
+	if s.ctc != nil {
+		s.ctc.column(s.buf, f, false)
+		for l, v := range s.buf {
+			dst[l] += s.ctcWeight * math.Log(math.Max(v, s.floor))
+		}
 	}
-	s.ctc.column(s.buf, f, false)
-	for l, v := range s.buf {
-		dst[l] += s.ctcWeight * math.Log(math.Max(v, s.floor))
+	if s.prior != nil {
+		s.prior.column(s.buf, f, false)
+		for l, v := range s.buf {
+			dst[l] += v
+		}
 	}
 }
 

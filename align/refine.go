@@ -16,9 +16,11 @@ const (
 	edgeReach      = 0.06
 	minPauseFrames = 2
 	longPause      = 0.15 // a pause this long counts anywhere between two words' middles
+	wordKeep       = 0.06 // seconds per character a word keeps when Refine moves its edges
 )
 
-// Refine moves the boundaries of aligned words to the audio's energy, at
+// Refine moves the boundaries of words that are not interpolated to the
+// audio's energy, at
 // 5 ms precision, below the resolution of the encoder (30 ms):
 //
 //   - between two aligned words, if the stretch from 20 ms before the first
@@ -47,9 +49,18 @@ func Refine(words []Word, samples []float32, rate int) {
 	toF := func(t float64) int { return min(n, max(0, int(math.Round(t/refineFrameSec)))) }
 	toT := func(f int) float64 { return float64(f) * refineFrameSec }
 	mid := func(w *Word) float64 { return (w.Start + w.End) / 2 }
+	// A word keeps at least half its span or wordKeep per character,
+	// whichever is shorter: head is the latest its start may move to,
+	// tail the earliest its end may move to. A word the path stretched
+	// over a pause may thus lose the pause whole.
+	keep := func(w *Word) float64 {
+		return math.Min((w.End-w.Start)/2, wordKeep*float64(max(1, len(w.Chars))))
+	}
+	head := func(w *Word) float64 { return w.End - keep(w) }
+	tail := func(w *Word) float64 { return w.Start + keep(w) }
 	var idx []int // aligned words
 	for i, w := range words {
-		if w.Status == StatusAligned {
+		if w.Status != StatusInterpolated {
 			idx = append(idx, i)
 		}
 	}
@@ -57,7 +68,7 @@ func Refine(words []Word, samples []float32, rate int) {
 		return
 	}
 	if w := &words[idx[0]]; true {
-		lo, hi := toF(w.Start-edgeReach), toF(mid(w))
+		lo, hi := toF(w.Start-edgeReach), toF(head(w))
 		for f := lo; f+1 < hi; f++ {
 			if !quiet[f] && !quiet[f+1] {
 				w.Start = toT(f)
@@ -66,7 +77,7 @@ func Refine(words []Word, samples []float32, rate int) {
 		}
 	}
 	if w := &words[idx[len(idx)-1]]; true {
-		lo, hi := toF(mid(w)), toF(w.End+edgeReach)
+		lo, hi := toF(tail(w)), toF(w.End+edgeReach)
 		for f := hi - 1; f > lo; f-- {
 			if !quiet[f] && !quiet[f-1] {
 				w.End = toT(f + 1)
@@ -80,9 +91,9 @@ func Refine(words []Word, samples []float32, rate int) {
 			continue // an interpolated word lies between them
 		}
 		sp0, sp1 := toF(a.End), toF(b.Start) // what the path gave the space
-		// A long pause anywhere between the words' middles, else a short
-		// one near the space.
-		at, n := longestQuiet(quiet, toF(mid(a)), toF(mid(b)), sp0, sp1)
+		// A long pause anywhere between the words' middles (or further
+		// into a word stretched over it), else a short one near the space.
+		at, n := longestQuiet(quiet, toF(tail(a)), toF(head(b)), sp0, sp1)
 		if float64(n)*refineFrameSec < longPause {
 			lo := toF(math.Max(a.End-pauseReach, mid(a)))
 			hi := toF(math.Min(b.Start+pauseReach, mid(b)))

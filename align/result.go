@@ -13,6 +13,10 @@ const (
 	// threshold (or that has no spoken form): its times are interpolated
 	// between the neighbouring aligned words.
 	StatusInterpolated = "interpolated"
+	// StatusUncertain marks a word whose times come from an alignment
+	// path that gives it little support: its confidence is below the
+	// threshold, and its times are a guess better than interpolation.
+	StatusUncertain = "uncertain"
 )
 
 // Char is one spoken character of a word with its time span in seconds.
@@ -24,7 +28,7 @@ type Char struct {
 
 // Word is one whitespace-separated token of the transcript, spelled exactly
 // as given, with its time span in seconds, a confidence in [0, 1] and a
-// Status (StatusAligned or StatusInterpolated). Chars holds the characters of
+// Status (StatusAligned, StatusUncertain or StatusInterpolated). Chars holds the characters of
 // its spoken form (no spaces), possibly none.
 type Word struct {
 	Word       string  `json:"word"`
@@ -36,11 +40,30 @@ type Word struct {
 }
 
 // Result is the alignment of one audio file: its path, its duration in
-// seconds and its words in order.
+// seconds, its words in order and, from heed align, the share of its
+// words that were aligned.
 type Result struct {
 	File     string  `json:"file"`
 	Duration float64 `json:"duration"`
 	Words    []Word  `json:"words"`
+	// AlignedShare is the share (0..1) of the words with a spoken form
+	// that are StatusAligned (see AlignedShare); nil when not computed.
+	AlignedShare *float64 `json:"aligned_share,omitempty"`
+}
+
+// AlignedShare returns how many of words have a spoken form (characters)
+// and how many of those are StatusAligned.
+func AlignedShare(words []Word) (aligned, spoken int) {
+	for _, w := range words {
+		if len(w.Chars) == 0 {
+			continue
+		}
+		spoken++
+		if w.Status == StatusAligned {
+			aligned++
+		}
+	}
+	return aligned, spoken
 }
 
 // Validate checks that all times are finite and non-negative, that every

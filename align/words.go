@@ -33,6 +33,12 @@ type Options struct {
 	// Refine).
 	Samples []float32
 	Rate    int
+	// Seg, when not nil, is the CTC segmentation of the same transcript
+	// over the same encoder frames (CTCSegment): a word whose attention
+	// confidence is below MinConfidence takes its times from it instead of
+	// being interpolated, when the segmentation placed it (see
+	// FromSegmentation).
+	Seg *Segmentation
 }
 
 // DefaultOptions returns heed's alignment options: DefaultPathOptions,
@@ -83,11 +89,198 @@ func AlignText(txt *normalize.Text, att []float32, T int, opts Options) ([]Word,
 			spoken[i].Status = StatusInterpolated
 		}
 	}
+	if opts.Seg != nil {
+		FromSegmentation(spoken, chars, opts.Seg, opts.FrameSec, opts.Offset, opts.MinConfidence)
+	}
+	if spans != nil {
+		hugEdges(spoken, txt)
+	}
+	if opts.Seg != nil {
+		Calibrate(spoken, chars, opts.Seg, opts.FrameSec, opts.Offset)
+	}
 	if opts.Samples != nil && opts.Rate > 0 {
 		Refine(spoken, opts.Samples, opts.Rate)
 	}
 	Interpolate(spoken, opts.MinConfidence, 0, float64(T)*opts.FrameSec)
 	return TokenWords(txt, spoken), nil
+}
+
+// Calibrate turns the attention confidence of every StatusAligned spoken
+// word (one per word of chars) into heed's word confidence, using the CTC
+// segmentation seg of the same frames (frameSec seconds, times plus
+// offset): the geometric mean of the attention confidence and seg's
+// confidence for the word (0 if seg left it out), times
+// exp(-(d-0.1 s)/0.1 s) when the word's start or end lies d > 0.1 s from
+// where seg put it. A word whose confidence falls below FlagConfidence
+// becomes StatusUncertain, keeping its times.
+func Calibrate(spoken []Word, chars string, seg *Segmentation, frameSec, offset float64) {
+	ranges := wordRanges(chars)
+	if len(ranges) != len(spoken) || len(seg.Placed) != len(spoken) {
+		panic("align: Calibrate size mismatch")
+	}
+	at := func(f int) float64 { return math.Max(0, float64(f)*frameSec+offset) }
+	for k, r := range ranges {
+		w := &spoken[k]
+		if w.Status != StatusAligned {
+			continue
+		}
+		c := 0.0
+		if seg.Placed[k] {
+			c = math.Sqrt(w.Confidence * seg.Conf[k])
+			d := math.Max(math.Abs(w.Start-at(seg.Spans[r[0]].Start)), math.Abs(w.End-at(seg.Spans[r[1]-1].End)))
+			if d > agreeSec {
+				c *= math.Exp(-(d - agreeSec) / agreeSec)
+			}
+		}
+		w.Confidence = math.Min(math.Max(c, 0), 1)
+		if w.Confidence < FlagConfidence {
+			w.Status = StatusUncertain
+		}
+	}
+}
+
+// agreeSec is how far (seconds) the attention path and the CTC
+// segmentation may place a word's edges apart before Calibrate lowers its
+// confidence.
+const agreeSec = 0.1
+
+// FromSegmentation gives every spoken word (one per word of chars) that is
+// StatusInterpolated the times the CTC segmentation seg gave it (encoder
+// frames of frameSec seconds, plus offset), kept between its aligned
+// neighbours, and seg's confidence for it. Such a word becomes
+// StatusAligned when that confidence reaches minConf and StatusUncertain
+// otherwise; words seg left out, or that have no room between their
+// neighbours, are left as they are.
+func FromSegmentation(spoken []Word, chars string, seg *Segmentation, frameSec, offset, minConf float64) {
+	ranges := wordRanges(chars)
+	if len(ranges) != len(spoken) || len(seg.Placed) != len(spoken) {
+		panic("align: FromSegmentation size mismatch")
+	}
+	at := func(f int) float64 { return math.Max(0, float64(f)*frameSec+offset) }
+	for k, r := range ranges {
+		w := &spoken[k]
+		if w.Status != StatusInterpolated || !seg.Placed[k] {
+			continue
+		}
+		lo, hi := math.Inf(-1), math.Inf(1)
+		for j := k - 1; j >= 0; j-- {
+			if spoken[j].Status != StatusInterpolated {
+				lo = spoken[j].End
+				break
+			}
+		}
+		for j := k + 1; j < len(spoken); j++ {
+			if spoken[j].Status == StatusAligned {
+				hi = spoken[j].Start
+				break
+			}
+		}
+		start := math.Max(at(seg.Spans[r[0]].Start), lo)
+		end := math.Min(at(seg.Spans[r[1]-1].End), hi)
+		if !(end > start) {
+			continue
+		}
+		w.Start, w.End, w.Confidence = start, end, seg.Conf[k]
+		w.Status = StatusUncertain
+		if w.Confidence >= minConf {
+			w.Status = StatusAligned
+		}
+		for j := range w.Chars {
+			sp := seg.Spans[r[0]+j]
+			c := &w.Chars[j]
+			c.Start, c.End = at(sp.Start), at(sp.End)
+		}
+		clampChars(w)
+	}
+}
+
+// hugPerChar is the duration (seconds per character) hugEdges gives a word.
+const hugPerChar = 0.08
+
+// hugEdges places the words at the edges of a sentence (or line) of txt
+// that no path could place (not StatusAligned) next to the placed words of
+// their sentence, hugPerChar seconds a character, instead of spread over
+// the pause (or music, or noise) between sentences, where a path or
+// interpolation would put them: a run of such words that starts a
+// sentence ends where the sentence's first placed word starts, one that
+// ends a sentence starts where its last placed word ends. They become
+// StatusUncertain. spoken holds one Word per spoken word of txt.
+func hugEdges(spoken []Word, txt *normalize.Text) {
+	n := len(spoken)
+	starts, ends := make([]bool, n), make([]bool, n)
+	off := txt.Offsets()
+	prevEnds := true
+	for ti, tok := range txt.Tokens {
+		if off[ti] == off[ti+1] {
+			prevEnds = prevEnds || tok.Ends
+			continue
+		}
+		starts[off[ti]] = prevEnds
+		ends[off[ti+1]-1] = tok.Ends
+		prevEnds = tok.Ends
+	}
+	weak := func(k int) bool { return spoken[k].Status != StatusAligned }
+	// bound returns the end of the last word before k that is not
+	// interpolated (or 0), and the start of the first after k (or +Inf).
+	place := func(w *Word, a, b float64) {
+		w.Start, w.End, w.Status = a, b, StatusUncertain
+		for c := range w.Chars {
+			w.Chars[c].Start = a + (b-a)*float64(c)/float64(len(w.Chars))
+			w.Chars[c].End = a + (b-a)*float64(c+1)/float64(len(w.Chars))
+		}
+	}
+	dur := func(k int) float64 { return hugPerChar * float64(max(1, len(spoken[k].Chars))) }
+	for k := 0; k < n; k++ {
+		if !starts[k] || !weak(k) {
+			continue
+		}
+		// The run k..j-1 of weak words inside the sentence, then word j.
+		j := k
+		for j < n && weak(j) && (j == k || !starts[j]) && !ends[j] {
+			j++
+		}
+		if j == n || !starts[k] || weak(j) || (j > k && starts[j]) {
+			continue
+		}
+		lo := 0.0
+		for m := k - 1; m >= 0; m-- {
+			if spoken[m].Status != StatusInterpolated {
+				lo = spoken[m].End
+				break
+			}
+		}
+		t := spoken[j].Start
+		for m := j - 1; m >= k; m-- {
+			a := math.Max(lo, t-dur(m))
+			place(&spoken[m], a, t)
+			t = a
+		}
+	}
+	for k := n - 1; k >= 0; k-- {
+		if !ends[k] || !weak(k) {
+			continue
+		}
+		i := k
+		for i >= 0 && weak(i) && (i == k || !ends[i]) && !starts[i] {
+			i--
+		}
+		if i < 0 || weak(i) || (i < k && ends[i]) {
+			continue
+		}
+		hi := math.Inf(1)
+		for m := k + 1; m < n; m++ {
+			if spoken[m].Status != StatusInterpolated {
+				hi = spoken[m].Start
+				break
+			}
+		}
+		t := spoken[i].End
+		for m := i + 1; m <= k; m++ {
+			b := math.Min(hi, t+dur(m))
+			place(&spoken[m], t, b)
+			t = b
+		}
+	}
 }
 
 // wordRanges returns the [start, end) byte ranges of the space-separated
@@ -192,25 +385,26 @@ func SpokenWords(chars string, spans []Span, conf []float64, fineSec float64) []
 }
 
 // Interpolate marks every word whose confidence is below minConf (or that
-// is already StatusInterpolated) as StatusInterpolated and gives each run of
-// such words new times: the interval between the end of the previous
-// aligned word (or start) and the start of the next aligned word (or end)
+// is already StatusInterpolated), except StatusUncertain words, as
+// StatusInterpolated and gives each run of such words new times: the
+// interval between the end of the previous word that is not interpolated
+// (or start) and the start of the next one (or end)
 // is tiled by the run's words in proportion to their character counts, and
-// each word's characters share its time equally. Aligned words are left
-// as they are. Times are seconds.
+// each word's characters share its time equally. Other words are left as
+// they are. Times are seconds.
 func Interpolate(words []Word, minConf, start, end float64) {
 	for i := range words {
-		if words[i].Confidence < minConf {
+		if words[i].Confidence < minConf && words[i].Status != StatusUncertain {
 			words[i].Status = StatusInterpolated
 		}
 	}
 	for i := 0; i < len(words); {
-		if words[i].Status == StatusAligned {
+		if words[i].Status != StatusInterpolated {
 			i++
 			continue
 		}
 		j := i
-		for j < len(words) && words[j].Status != StatusAligned {
+		for j < len(words) && words[j].Status == StatusInterpolated {
 			j++
 		}
 		lo, hi := start, end
@@ -250,7 +444,7 @@ func Interpolate(words []Word, minConf, start, end float64) {
 // exactly as the token (Token.Orig). A token with several spoken words
 // starts at the first and ends at the last; its confidence is their mean,
 // its Chars their characters, and it is StatusAligned only if all of them
-// are. A token without spoken words ("—") gets zero length at the end of
+// are (else StatusInterpolated if one of them is, else StatusUncertain). A token without spoken words ("—") gets zero length at the end of
 // the previous token (or the start of the next one), confidence 0 and
 // StatusInterpolated. It panics if len(spoken) != len(txt.Words()).
 func TokenWords(txt *normalize.Text, spoken []Word) []Word {
@@ -268,8 +462,11 @@ func TokenWords(txt *normalize.Text, spoken []Word) []Word {
 			for _, s := range ws {
 				w.Confidence += s.Confidence / float64(len(ws))
 				w.Chars = append(w.Chars, s.Chars...)
-				if s.Status != StatusAligned {
+				switch {
+				case s.Status == StatusInterpolated:
 					w.Status = StatusInterpolated
+				case s.Status == StatusUncertain && w.Status == StatusAligned:
+					w.Status = StatusUncertain
 				}
 			}
 			w.Confidence = math.Min(math.Max(w.Confidence, 0), 1)

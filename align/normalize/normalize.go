@@ -41,6 +41,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -55,6 +56,11 @@ type Token struct {
 	// Spoken holds the token's spoken words in order (possibly none); each
 	// matches ^[a-z']+$ and contains at least one letter.
 	Spoken []string
+	// Ends reports whether the token ends a sentence or a line: it ends
+	// in '!', '?', ';', ':' or a '.' that does not close a title such as
+	// "Dr." (after closing quotes or brackets), or a line break or the end
+	// of the text follows it.
+	Ends bool
 }
 
 // Text is a normalized text: every whitespace-separated token of the input,
@@ -119,10 +125,43 @@ func Normalize(text string) (*Text, error) {
 		n.toks[i] = splitToken(f)
 	}
 	out := &Text{Tokens: make([]Token, len(fields))}
+	rest := text
 	for i, f := range fields {
-		out.Tokens[i] = Token{Orig: f, Spoken: clean(n.token(i))}
+		rest = rest[strings.Index(rest, f)+len(f):]
+		gap := rest[:len(rest)-len(strings.TrimLeftFunc(rest, unicode.IsSpace))]
+		m := lastMark(f)
+		ends := i == len(fields)-1 || strings.ContainsAny(gap, "\n\r\u2028\u2029") ||
+			strings.ContainsAny(m, "!?;:") || (m == "." && !isTitle(f))
+		out.Tokens[i] = Token{Orig: f, Spoken: clean(n.token(i)), Ends: ends}
 	}
 	return out, nil
+}
+
+// isTitle reports whether f looks like an abbreviated title such as
+// "Dr.", "Mr.", "Mrs." or "St.": a capital and at most three more letters
+// before the dot.
+func isTitle(f string) bool {
+	w := strings.TrimSuffix(f, ".")
+	if len(w) == 0 || len(w) > 4 || w[0] < 'A' || w[0] > 'Z' {
+		return false
+	}
+	for _, c := range w[1:] {
+		if c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// lastMark returns the last rune of f after closing quotes and brackets
+// are dropped, as a string ("" if none is left).
+func lastMark(f string) string {
+	f = strings.TrimRight(f, "\"')]}\u201d\u2019\u00bb")
+	r, n := utf8.DecodeLastRuneInString(f)
+	if n == 0 {
+		return ""
+	}
+	return string(r)
 }
 
 // SpokenForm returns the spoken words of text, lowercase, joined by single

@@ -103,23 +103,23 @@ func TestNormalizeTokens(t *testing.T) {
 		want []Token
 	}{
 		{"example", "Dr. Smith paid $42.50 on May 3rd, 1999.", []Token{
-			{"Dr.", []string{"doctor"}},
-			{"Smith", []string{"smith"}},
-			{"paid", []string{"paid"}},
-			{"$42.50", []string{"forty", "two", "dollars", "and", "fifty", "cents"}},
-			{"on", []string{"on"}},
-			{"May", []string{"may"}},
-			{"3rd,", []string{"third"}},
-			{"1999.", []string{"nineteen", "ninety", "nine"}},
+			{"Dr.", []string{"doctor"}, false},
+			{"Smith", []string{"smith"}, false},
+			{"paid", []string{"paid"}, false},
+			{"$42.50", []string{"forty", "two", "dollars", "and", "fifty", "cents"}, false},
+			{"on", []string{"on"}, false},
+			{"May", []string{"may"}, false},
+			{"3rd,", []string{"third"}, false},
+			{"1999.", []string{"nineteen", "ninety", "nine"}, true},
 		}},
 		{"silent tokens kept", "a — ... b", []Token{
-			{"a", []string{"a"}}, {"—", nil}, {"...", nil}, {"b", []string{"b"}},
+			{"a", []string{"a"}, false}, {"—", nil, false}, {"...", nil, true}, {"b", []string{"b"}, true},
 		}},
 		{"scale word owns unit", "$2 million.", []Token{
-			{"$2", []string{"two"}}, {"million.", []string{"million", "dollars"}},
+			{"$2", []string{"two"}, false}, {"million.", []string{"million", "dollars"}, true},
 		}},
 		{"white space kinds", " x\t\ny\u00a0z ", []Token{
-			{"x", []string{"x"}}, {"y", []string{"y"}}, {"z", []string{"z"}},
+			{"x", []string{"x"}, true}, {"y", []string{"y"}, false}, {"z", []string{"z"}, true},
 		}},
 	}
 	for _, tt := range tests {
@@ -129,7 +129,7 @@ func TestNormalizeTokens(t *testing.T) {
 				t.Fatalf("Normalize(%q): %v", tt.in, err)
 			}
 			if !reflect.DeepEqual(got.Tokens, tt.want) {
-				t.Errorf("Normalize(%q)\n got %q\nwant %q", tt.in, got.Tokens, tt.want)
+				t.Errorf("Normalize(%+v)\n got %+v\nwant %+v", tt.in, got.Tokens, tt.want)
 			}
 		})
 	}

@@ -24,9 +24,12 @@ func init() {
 		Long: `Align places every whitespace-separated token of TRANSCRIPT (a text file, or
 - for standard input) in AUDIO (a WAV file, or - for standard input) and
 prints one entry per token, in order and spelled exactly as given, with its
-start, end, confidence and status ("aligned", or "interpolated" where the
-model could not place it and its times were interpolated between its
-neighbours), and the times of its characters.
+start, end, confidence and status ("aligned"; "uncertain" where a path
+placed it with confidence under 0.5; or "interpolated" where the model
+could not place it and its times were interpolated between its
+neighbours), and the times of its characters. When fewer than half of the
+words could be aligned, a warning on standard error names the file and the
+share placed (also in the JSON as "aligned_share").
 
 Ordinary written text is fine: numbers, currency, ordinals, years, times,
 percentages and common abbreviations are read as spoken words for the
@@ -35,7 +38,8 @@ silences and aligned piece by piece in bounded memory.
 
 Formats (--format):
   json      {"file", "duration", "words": [{"word", "start", "end",
-            "confidence", "status", "chars": [{"char", "start", "end"}]}]}
+            "confidence", "status", "chars": [{"char", "start", "end"}]}],
+            "aligned_share"}
   ctm       NIST CTM, one word a line (for sclite)
   textgrid  Praat long TextGrid with a words tier and a chars tier
   srt, vtt  captions of at most 42 characters and 7 seconds
@@ -93,6 +97,16 @@ a second, exit status 1, and leaves -o and --plot files as they were.`,
 					return fmt.Errorf("%s: %w", args[0], err)
 				}
 				res := &align.Result{File: args[0], Duration: float64(len(samples)) / 16000, Words: words}
+				placed, spoken := align.AlignedShare(words)
+				share := 1.0
+				if spoken > 0 {
+					share = float64(placed) / float64(spoken)
+				}
+				res.AlignedShare = &share
+				if share < minAlignedShare {
+					fmt.Fprintf(e.Stderr, "heed: warning: %s: only %d of %d words (%.0f%%) could be placed in %s; the transcript may not match the audio, or the audio may hold no speech\n",
+						args[1], placed, spoken, 100*share, args[0])
+				}
 				if *plot != "" {
 					if det == nil {
 						return fmt.Errorf("%s: nothing to plot (no audio frames)", args[0])
@@ -113,6 +127,10 @@ a second, exit status 1, and leaves -o and --plot files as they were.`,
 		},
 	})
 }
+
+// minAlignedShare is the share of aligned words below which heed align
+// warns that the transcript and the audio may not match.
+const minAlignedShare = 0.5
 
 // readText reads a whole transcript from path, or standard input for "-".
 func readText(e *env, path string) (string, error) {

@@ -50,6 +50,7 @@ type exported struct {
 			End   float64 `json:"end"`
 		} `json:"chars"`
 	} `json:"words"`
+	AlignedShare *float64 `json:"aligned_share"`
 }
 
 func decodeExport(t *testing.T, out string) exported {
@@ -68,7 +69,7 @@ func parseJSONExport(t *testing.T, out string) []span {
 	e := decodeExport(t, out)
 	var s []span
 	for i, w := range e.Words {
-		if w.Status != "aligned" && w.Status != "interpolated" {
+		if w.Status != "aligned" && w.Status != "uncertain" && w.Status != "interpolated" {
 			t.Errorf("word %d %q: status %q", i+1, w.Word, w.Status)
 		}
 		if !(w.Confidence >= 0 && w.Confidence <= 1) {
@@ -277,8 +278,10 @@ func TestAlign(t *testing.T) {
 				if r.code != 0 {
 					t.Fatalf("exit %d: %s", r.code, r.stderr)
 				}
-				if r.stderr != "" {
-					t.Errorf("stderr not empty: %q", r.stderr)
+				// The tiny model is untrained: heed may warn that it placed
+				// few words, and nothing else.
+				if r.stderr != "" && !strings.Contains(r.stderr, "could be placed") {
+					t.Errorf("stderr: %q", r.stderr)
 				}
 				spans := formatParsers[format](t, r.stdout)
 				if format == "textgrid" {

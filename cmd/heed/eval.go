@@ -31,7 +31,12 @@ with "audio", "text" and, for alignment, gold "words" with "start"/"end").
   heed eval asr MANIFEST...    character and word error rates, per source
   heed eval align MANIFEST...  word boundary errors (start and end, absolute):
                                mean, median, 90th percentile and the share
-                               within 20, 50 and 100 ms, per source
+                               within 20, 50 and 100 ms, per source; the
+                               share of collapsed words (under 40 ms); and
+                               the flag (status not "aligned" or confidence
+                               under 0.5): its precision and recall for words
+                               more than 100 ms off, and the share of words
+                               within 50 ms it leaves unflagged
 
 Utterances are decoded in parallel on --jobs goroutines. --json prints one
 JSON object per manifest and source instead of a table.`,
@@ -48,6 +53,8 @@ JSON object per manifest and source instead of a table.`,
 			alignCTC := fs.Float64("align-ctc-weight", 0.5, "weight of CTC posteriors in the alignment path (align)")
 			alignOffset := fs.Float64("align-offset", math.NaN(), "seconds added to the path's times before refinement (align; default: the aligner's)")
 			noRefine := fs.Bool("no-refine", false, "do not refine word boundaries to pauses in the audio (align)")
+			priorMargin := fs.Float64("align-prior-margin", math.NaN(), "encoder frames a character may stray from its word's CTC segment at no cost (align; default: the aligner's)")
+			priorSlope := fs.Float64("align-prior-slope", math.NaN(), "cost per encoder frame beyond the margin (align; 0: no CTC segment prior; default: the aligner's)")
 			return func(ctx context.Context, e *env, args []string) error {
 				if len(args) < 2 || (args[0] != "asr" && args[0] != "align") {
 					return usagef("want asr or align and at least one MANIFEST")
@@ -89,6 +96,12 @@ JSON object per manifest and source instead of a table.`,
 						if !math.IsNaN(*alignOffset) {
 							a.Offset = *alignOffset
 						}
+						if !math.IsNaN(*priorMargin) {
+							a.PriorMargin = *priorMargin
+						}
+						if !math.IsNaN(*priorSlope) {
+							a.PriorSlope = *priorSlope
+						}
 						r, err = evalAlign(ctx, a, path, utts, *jobs)
 					}
 					if err != nil {
@@ -115,6 +128,10 @@ type evalRow struct {
 	// Alignment.
 	Boundaries *align.BoundaryStats `json:"boundaries,omitempty"`
 	Bias       float64              `json:"bias,omitempty"` // mean signed boundary error (heed - gold), seconds
+	// Words counts what the flag (status not aligned, or confidence under
+	// 0.5) says about words more than 100 ms off and within 50 ms, and the
+	// collapsed words (under 40 ms).
+	WordStats *align.WordStats `json:"word_stats,omitempty"`
 }
 
 func evalASR(ctx context.Context, b *model.Bundle, path string, utts []corpus.Utterance, jobs int, dec model.DecodeOptions) ([]evalRow, error) {
@@ -168,6 +185,7 @@ func evalASR(ctx context.Context, b *model.Bundle, path string, utts []corpus.Ut
 func evalAlign(ctx context.Context, a *align.Aligner, path string, utts []corpus.Utterance, jobs int) ([]evalRow, error) {
 	errs := make([][]float64, len(utts))
 	signed := make([]float64, len(utts)) // sum of signed boundary errors
+	ws := make([]align.WordStats, len(utts))
 	err := par.ForEach(ctx, len(utts), jobs, func(i int) error {
 		u := utts[i]
 		if len(u.Words) == 0 {
@@ -189,6 +207,7 @@ func evalAlign(ctx context.Context, a *align.Aligner, path string, utts []corpus
 			return fmt.Errorf("%s: %d gold words but the transcript has %d tokens", u.Audio, len(gold), len(words))
 		}
 		errs[i] = align.BoundaryErrors(gold, words)
+		ws[i].Add(gold, words)
 		for j := range gold {
 			signed[i] += words[j].Start - gold[j].Start + words[j].End - gold[j].End
 		}
@@ -200,6 +219,7 @@ func evalAlign(ctx context.Context, a *align.Aligner, path string, utts []corpus
 	bySrc := map[string][]float64{}
 	nBy := map[string]int{}
 	biasBy := map[string]float64{}
+	wsBy := map[string]*align.WordStats{}
 	for i, u := range utts {
 		if errs[i] == nil {
 			continue
@@ -208,6 +228,10 @@ func evalAlign(ctx context.Context, a *align.Aligner, path string, utts []corpus
 			bySrc[k] = append(bySrc[k], errs[i]...)
 			nBy[k]++
 			biasBy[k] += signed[i]
+			if wsBy[k] == nil {
+				wsBy[k] = &align.WordStats{}
+			}
+			wsBy[k].Merge(ws[i])
 		}
 	}
 	if len(bySrc) == 0 {
@@ -216,7 +240,7 @@ func evalAlign(ctx context.Context, a *align.Aligner, path string, utts []corpus
 	var rows []evalRow
 	for _, src := range align.ReportSources(bySrc) {
 		st := align.Summarize(bySrc[src])
-		rows = append(rows, evalRow{Manifest: path, Source: src, Utts: nBy[src], Boundaries: &st, Bias: biasBy[src] / float64(max(1, st.N))})
+		rows = append(rows, evalRow{Manifest: path, Source: src, Utts: nBy[src], Boundaries: &st, Bias: biasBy[src] / float64(max(1, st.N)), WordStats: wsBy[src]})
 	}
 	return rows, nil
 }
@@ -247,11 +271,15 @@ func printEval(w io.Writer, kind string, rows []evalRow, asJSON bool) error {
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%.2f\t%.2f\t%d\t%d\t\n", r.Manifest, r.Source, r.Utts, 100*r.CER, 100*r.WER, r.Chars, r.Words)
 		}
 	} else {
-		fmt.Fprintf(tw, "manifest\tsource\tutts\tboundaries\tmean ms\tmedian ms\tp90 ms\t<=20ms %%\t<=50ms %%\t<=100ms %%\tbias ms\t\n")
+		fmt.Fprintf(tw, "manifest\tsource\tutts\tboundaries\tmean ms\tmedian ms\tp90 ms\t<=20ms %%\t<=50ms %%\t<=100ms %%\tbias ms\tcollapsed %%\tflag prec %%\tflag rec %%\tright kept %%\t\n")
 		for _, r := range rows {
-			s := r.Boundaries
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%+.1f\t\n", r.Manifest, r.Source, r.Utts, s.N,
-				1000*s.Mean, 1000*s.Median, 1000*s.P90, 100*s.Within20, 100*s.Within50, 100*s.Within100, 1000*r.Bias)
+			s, w := r.Boundaries, r.WordStats
+			if w == nil {
+				w = &align.WordStats{}
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%+.1f\t%.2f\t%.1f\t%.1f\t%.1f\t\n", r.Manifest, r.Source, r.Utts, s.N,
+				1000*s.Mean, 1000*s.Median, 1000*s.P90, 100*s.Within20, 100*s.Within50, 100*s.Within100, 1000*r.Bias,
+				100*w.CollapsedShare(), 100*w.Precision(), 100*w.Recall(), 100*w.Kept())
 		}
 	}
 	return tw.Flush()

@@ -1,0 +1,371 @@
+package align
+
+import (
+	"math"
+
+	"github.com/heed-asr/heed/model"
+)
+
+// CTC segmentation (after Kürzinger et al. 2020, "CTC-Segmentation of Large
+// Corpora for German End-to-end Speech Recognition"): the Viterbi path of
+// the known transcript through the CTC head's frame posteriors of the whole
+// recording. It does not depend on what the model would recognise: only on
+// how likely the known characters are at each frame, so a voice the model
+// transcribes badly is still segmented where its characters are most
+// likely.
+//
+// The trellis is the usual CTC one over the extended labels [∅, c1, ∅, c2,
+// ..., cK, ∅] of the transcript's characters without spaces. A blank
+// between two words also stands for the space the CTC head may emit there.
+// Every blank between words (and before the first and after the last)
+// scores at least SegOptions.GarbageLogProb per frame, so that
+// music, noise or speech not in the transcript can wait in a blank; and a
+// whole word may be left out at SkipLogProb per character (text not in the
+// audio). The trellis is computed in a band of Band extended labels that
+// follows the best state (a beam in label space), so time is O(T·Band) and
+// the back-pointers take Band/4 bytes per frame (2 bits a state: 31 MB for
+// one hour at 30 ms frames with the default band).
+
+// SegOptions configures CTCSegment.
+type SegOptions struct {
+	// Band is the number of extended labels (2 per character) kept per
+	// frame; the band runs from 3/4 of it behind the best state to 1/4
+	// ahead. 0 means the whole trellis.
+	Band int
+	// GarbageLogProb is the least log score of a blank frame (natural log).
+	GarbageLogProb float64
+	// SkipLogProb is the log score per character of leaving a word out (0
+	// or positive: words are never left out).
+	SkipLogProb float64
+	// InWord is added to the score of every frame inside a word (a
+	// character's or a blank between two characters of a word); a small
+	// negative value keeps a word from stretching over music or noise in
+	// which the CTC head hears a few of its letters.
+	InWord float64
+	// Progress is added to the score each time the path enters a
+	// character (and per character of a word left out). Every complete
+	// path gets it once per character, so it does not change which one is
+	// best; but it makes a path that has spoken more of the text comparable
+	// with one that waited, which keeps the band on the path that advances
+	// where the posteriors of the text are weak (a voice the model
+	// recognises badly).
+	Progress float64
+}
+
+// DefaultSegOptions returns the options heed uses: a band of 1,536
+// extended labels (768 characters, about a minute of speech), a garbage
+// floor of log(1e-4) per frame, words left out at log(1e-4) per character,
+// -0.5 per frame inside a word and a progress bonus of 5 per character
+// (chosen on glued espeak-ng dev recordings with music, noise and pitch
+// shifts: bench/longreal.py).
+func DefaultSegOptions() SegOptions {
+	return SegOptions{Band: 1536, GarbageLogProb: math.Log(1e-4), SkipLogProb: math.Log(1e-4), InWord: -0.5, Progress: 5}
+}
+
+// Segmentation is the CTC path of a transcript: a span of encoder frames
+// per character (spaces included) and, per space-separated word, whether
+// the path placed it.
+type Segmentation struct {
+	Spans  []Span // per byte of the transcript, encoder frames [Start, End)
+	Placed []bool // per word
+	// Conf is per word the mean over its characters of the highest
+	// posterior the character has at the frames the path gives it (0 for
+	// words left out).
+	Conf []float64
+	// LogProb is the path's log score per frame (the mean log posterior of
+	// the path's states).
+	LogProb float64
+}
+
+// segCodes: how a state was entered, 2 bits.
+const (
+	segStay = iota
+	segFrom1
+	segFrom2
+	segSkipWord
+)
+
+// CTCSegment finds the best CTC path of chars (a transcript as from
+// Transcript: words of a..z and apostrophes separated by single spaces)
+// through logp, (T, V) CTC log-probabilities with blank 0. A character's
+// span runs from the first frame the path emits it to the first frame of
+// the next character of its word (its last character: to its own last
+// frame); a space gets the frames between its words. Characters of words
+// the path left out, or did not reach because the band lost them, get the
+// empty span at the end of the previous placed character and Placed false.
+// It returns nil when chars has no word or T is 0. It panics if
+// len(logp) != T*V or chars holds a character outside the vocabulary.
+func CTCSegment(logp []float32, T, V int, chars string, opts SegOptions) *Segmentation {
+	if len(logp) != T*V {
+		panic("align: CTCSegment: logp size mismatch")
+	}
+	ranges := wordRanges(chars)
+	if len(ranges) == 0 || T == 0 {
+		return nil
+	}
+	// Labels without spaces; the byte of chars of each; the word of each
+	// label and the first label of each word.
+	var labels, at, wordOf []int
+	first := make([]int, len(ranges)+1)
+	for w, r := range ranges {
+		first[w] = len(labels)
+		for i := r[0]; i < r[1]; i++ {
+			ids, err := model.Encode(chars[i : i+1])
+			if err != nil {
+				panic("align: CTCSegment: " + err.Error())
+			}
+			labels, at, wordOf = append(labels, ids[0]), append(at, i), append(wordOf, w)
+		}
+	}
+	K := len(labels)
+	first[len(ranges)] = K
+	nS := 2*K + 1
+	band := opts.Band
+	if band <= 0 || band > nS {
+		band = nS
+	}
+	// wordAt[k] is the word starting at label k, or -1; a blank state 2k
+	// with wordAt[k] >= 0 (or k == K) is a word boundary.
+	wordAt := make([]int, K+1)
+	for k := range wordAt {
+		wordAt[k] = -1
+	}
+	for w := range ranges {
+		wordAt[first[w]] = w
+	}
+	wordAt[K] = len(ranges)
+	skip := opts.SkipLogProb < 0
+	ninf := math.Inf(-1)
+	emit := func(f []float32, s int) float64 {
+		if s%2 == 1 {
+			return float64(f[labels[s/2]]) + opts.InWord
+		}
+		v := float64(f[model.EOS])
+		k := s / 2
+		if k > 0 && k < K && wordAt[k] >= 0 {
+			v = math.Max(v, float64(f[spaceID]))
+		}
+		if wordAt[k] < 0 {
+			return v + opts.InWord // inside a word: no garbage
+		}
+		return math.Max(v, opts.GarbageLogProb)
+	}
+	bpw := (band + 3) / 4
+	bp := make([]byte, T*bpw)
+	lo := make([]int32, T) // band start per frame
+	prev, cur := make([]float64, band), make([]float64, band)
+	for i := range prev {
+		prev[i] = ninf
+	}
+	get := func(arr []float64, base, s int) float64 {
+		if s < base || s >= base+band || s < 0 {
+			return ninf
+		}
+		return arr[s-base]
+	}
+	base := 0
+	for t := 0; t < T; t++ {
+		f := logp[t*V : (t+1)*V]
+		pbase := int(lo[max(t-1, 0)])
+		row := bp[t*bpw : (t+1)*bpw]
+		best, bestS := ninf, base
+		for i := range cur {
+			s := base + i
+			cur[i] = ninf
+			if s >= nS {
+				continue
+			}
+			var v float64
+			var code byte
+			// enter is the progress bonus for entering state s from a
+			// lower one: once per label.
+			enter := 0.0
+			if s%2 == 1 {
+				enter = opts.Progress
+			}
+			if t == 0 {
+				// Start in the first blank or the first label, or skip
+				// words from the start.
+				v = ninf
+				if s <= 1 {
+					v = enter
+				} else if skip && s%2 == 0 && wordAt[s/2] > 0 {
+					w := wordAt[s/2]
+					v, code = (opts.SkipLogProb+opts.Progress)*float64(first[w]), segSkipWord
+				}
+			} else {
+				v, code = get(prev, pbase, s), segStay
+				if p := get(prev, pbase, s-1) + enter; p > v {
+					v, code = p, segFrom1
+				}
+				if s%2 == 1 && s >= 2 && labels[s/2] != labels[s/2-1] {
+					if p := get(prev, pbase, s-2) + enter; p > v {
+						v, code = p, segFrom2
+					}
+				}
+				if skip && s%2 == 0 && s > 0 && wordAt[s/2] > 0 {
+					w := wordAt[s/2]
+					p := get(prev, pbase, 2*first[w-1]) + (opts.SkipLogProb+opts.Progress)*float64(first[w]-first[w-1])
+					if p > v {
+						v, code = p, segSkipWord
+					}
+				}
+			}
+			if math.IsInf(v, -1) {
+				continue
+			}
+			cur[i] = v + emit(f, s)
+			row[i/4] |= code << (2 * (i % 4))
+			if cur[i] > best {
+				best, bestS = cur[i], s
+			}
+		}
+		lo[t] = int32(base)
+		prev, cur = cur, prev
+		// Move the band: 3/4 of it behind the best state.
+		if nb := bestS - band*3/4; nb > base {
+			base = min(nb, max(nS-band, 0))
+		}
+	}
+	// End in the last label or the trailing blank, if the band holds them,
+	// else in the best state there is.
+	pbase := int(lo[T-1])
+	endS, endV := -1, ninf
+	for _, s := range []int{nS - 1, nS - 2} {
+		if v := get(prev, pbase, s); s >= 0 && v > endV {
+			endS, endV = s, v
+		}
+	}
+	if endS < 0 {
+		for i, v := range prev {
+			if v > endV {
+				endS, endV = pbase+i, v
+			}
+		}
+	}
+	seg := &Segmentation{Spans: make([]Span, len(chars)), Placed: make([]bool, len(ranges)), Conf: make([]float64, len(ranges))}
+	if endS < 0 {
+		return seg
+	}
+	seg.LogProb = (endV - opts.Progress*float64(K)) / float64(T)
+	// Backtrack: the first and last frame of each label.
+	firstF, lastF := make([]int, K), make([]int, K)
+	for k := range firstF {
+		firstF[k], lastF[k] = -1, -1
+	}
+	s := endS
+	for t := T - 1; t >= 0; t-- {
+		if s%2 == 1 {
+			k := s / 2
+			if lastF[k] < 0 {
+				lastF[k] = t
+			}
+			firstF[k] = t
+		}
+		i := s - int(lo[t])
+		code := (bp[t*bpw+i/4] >> (2 * (i % 4))) & 3
+		switch code {
+		case segFrom1:
+			s--
+		case segFrom2:
+			s -= 2
+		case segSkipWord:
+			if t == 0 {
+				s = 0
+			} else {
+				s = 2 * first[wordAt[s/2]-1]
+			}
+		}
+	}
+	// Spans: a label runs to the next label of its word; words are placed
+	// when all their labels were visited.
+	for w := range ranges {
+		ok, sum := true, 0.0
+		for k := first[w]; k < first[w+1]; k++ {
+			if firstF[k] < 0 {
+				ok = false
+				break
+			}
+			best := ninf
+			for t := firstF[k]; t <= lastF[k]; t++ {
+				best = math.Max(best, float64(logp[t*V+labels[k]]))
+			}
+			sum += math.Exp(best)
+		}
+		seg.Placed[w] = ok
+		if ok {
+			seg.Conf[w] = sum / float64(first[w+1]-first[w])
+		}
+	}
+	prevEnd := 0
+	for k := 0; k < K; k++ {
+		i := at[k]
+		if !seg.Placed[wordOf[k]] {
+			seg.Spans[i] = Span{prevEnd, prevEnd}
+			continue
+		}
+		end := lastF[k] + 1
+		if k+1 < K && wordOf[k+1] == wordOf[k] {
+			end = max(end, firstF[k+1])
+		}
+		seg.Spans[i] = Span{firstF[k], end}
+		prevEnd = end
+	}
+	// Spaces: between the words around them.
+	for w := 0; w+1 < len(ranges); w++ {
+		i := ranges[w][1] // the space after word w
+		a, b := seg.Spans[i-1].End, seg.Spans[i+1].Start
+		seg.Spans[i] = Span{a, max(a, b)}
+	}
+	return seg
+}
+
+// SegmentPrior returns log scores (T, L) for PathOptions.Prior, L =
+// len(chars), that keep every character near the word seg put it in: 0
+// from margin frames before the word's span to margin frames after it,
+// falling by slope per frame further out. A space's span is the gap between
+// its words; a word seg left out spans the gap between its placed
+// neighbours. A nil seg gives nil.
+func SegmentPrior(seg *Segmentation, chars string, T int, margin, slope float64) []float32 {
+	if seg == nil {
+		return nil
+	}
+	L := len(chars)
+	ranges := wordRanges(chars)
+	// Word windows [a, b) in frames; left-out words get the gap.
+	win := make([][2]int, len(ranges))
+	end := 0
+	for w, r := range ranges {
+		if seg.Placed[w] {
+			win[w] = [2]int{seg.Spans[r[0]].Start, seg.Spans[r[1]-1].End}
+			end = win[w][1]
+			continue
+		}
+		next := T
+		for v := w + 1; v < len(ranges); v++ {
+			if seg.Placed[v] {
+				next = seg.Spans[ranges[v][0]].Start
+				break
+			}
+		}
+		win[w] = [2]int{end, max(end, next)}
+	}
+	rowWin := make([][2]int, L)
+	for w, r := range ranges {
+		for i := r[0]; i < r[1]; i++ {
+			rowWin[i] = win[w]
+		}
+		if w+1 < len(ranges) {
+			rowWin[r[1]] = [2]int{win[w][1], max(win[w][1], win[w+1][0])}
+		}
+	}
+	prior := make([]float32, T*L)
+	for l, ab := range rowWin {
+		lo, hi := float64(ab[0])-margin, float64(ab[1]-1)+margin
+		for t := 0; t < T; t++ {
+			d := math.Max(0, math.Max(lo-float64(t), float64(t)-hi))
+			prior[t*L+l] = float32(-slope * d)
+		}
+	}
+	return prior
+}

@@ -1,0 +1,117 @@
+package align
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/heed-asr/heed/model"
+)
+
+// spell returns CTC log-probabilities (T, V) in which each character of
+// text (spaces emitted as blanks) peaks on two frames, with a blank frame
+// after each, plus lead blank frames before; 20 noise frames (weak blank,
+// weak random characters) are inserted where text has '#'. It returns the first frame of
+// every byte of text (-1 for '#').
+func spell(text string, lead int, rng *rand.Rand) ([]float32, int, []int) {
+	V := model.VocabSize
+	var frames [][]float32
+	// peak puts p on id and 1e-3 on the others, spread evenly.
+	dist := func(id int, p float64) []float32 {
+		f := make([]float32, V)
+		for v := range f {
+			f[v] = float32(math.Log((1 - p) / float64(V-1)))
+		}
+		f[id] = float32(math.Log(p))
+		return f
+	}
+	peak := func(id int) []float32 { return dist(id, 0.999) }
+	for i := 0; i < lead; i++ {
+		frames = append(frames, peak(model.EOS))
+	}
+	starts := make([]int, len(text))
+	for i := 0; i < len(text); i++ {
+		starts[i] = len(frames)
+		switch c := text[i]; c {
+		case ' ':
+			frames = append(frames, peak(model.EOS))
+		case '#':
+			starts[i] = -1
+			// Noise: a weak blank, a weak random character.
+			for j := 0; j < 20; j++ {
+				f := dist(model.EOS, 0.3)
+				f[3+rng.Intn(26)] = float32(math.Log(0.2))
+				frames = append(frames, f)
+			}
+		default:
+			ids, _ := model.Encode(string(c))
+			frames = append(frames, peak(ids[0]), peak(ids[0]), peak(model.EOS))
+		}
+	}
+	var lp []float32
+	for _, f := range frames {
+		lp = append(lp, f...)
+	}
+	return lp, len(frames), starts
+}
+
+func TestCTCSegment(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	long := ""
+	for i := 0; i < 60; i++ {
+		long += "the quick brown fox jumps over a lazy dog "
+	}
+	long = long[:len(long)-1]
+	for _, tc := range []struct {
+		name, audio, text string
+		band              int
+		placed            string // one letter per word: y placed, n left out
+	}{
+		{"plain", "hello big world", "hello big world", 0, "yyy"},
+		{"noise between words", "hello # big # world", "hello big world", 0, "yyy"},
+		{"word not in audio", "hello big world", "hello big green world", 0, "yyny"},
+		{"first word not in audio", "big world", "the big world", 0, "nyy"},
+		{"long in a narrow band", long, long, 64, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lp, T, starts := spell(tc.audio, 5, rng)
+			seg := CTCSegment(lp, T, model.VocabSize, tc.text, SegOptions{Band: tc.band, GarbageLogProb: math.Log(1e-4), SkipLogProb: math.Log(1e-4)})
+			if seg == nil {
+				t.Fatal("no segmentation")
+			}
+			// Expected frame of each byte of text: match words of the
+			// text to words of the audio.
+			aw, tw := wordRanges(tc.audio), wordRanges(tc.text)
+			j := 0
+			for w, r := range tw {
+				word := tc.text[r[0]:r[1]]
+				k := j
+				for k < len(aw) && tc.audio[aw[k][0]:aw[k][1]] != word {
+					k++
+				}
+				want := k < len(aw)
+				if tc.placed != "" {
+					want = tc.placed[w] == 'y'
+				}
+				if seg.Placed[w] != want {
+					t.Fatalf("word %d %q placed %v, want %v", w, word, seg.Placed[w], want)
+				}
+				if !want {
+					continue
+				}
+				j = k
+				for i := r[0]; i < r[1]; i++ {
+					if got, want := seg.Spans[i].Start, starts[aw[j][0]+i-r[0]]; got != want {
+						t.Errorf("word %q char %d starts at frame %d, want %d", word, i-r[0], got, want)
+					}
+				}
+				j++
+			}
+			for i := 1; i < len(seg.Spans); i++ {
+				if seg.Spans[i].Start < seg.Spans[i-1].End || seg.Spans[i].End < seg.Spans[i].Start {
+					t.Fatalf("spans %d, %d not monotonic: %v %v", i-1, i, seg.Spans[i-1], seg.Spans[i])
+				}
+			}
+		})
+	}
+}
