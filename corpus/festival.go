@@ -1,14 +1,11 @@
 package corpus
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
-
-	"github.com/heed-asr/heed/audio"
 )
 
 // FestivalVoices are the English voices of Debian's festival packages that
@@ -48,17 +45,5 @@ func FestivalSynthesize(ctx context.Context, bin, text string, v FestivalVoice, 
 	}
 	cmd := exec.CommandContext(ctx, bin, "-eval", "(voice_"+v.Name+")",
 		"-eval", "(Parameter.set 'Duration_Stretch "+strconv.FormatFloat(stretch, 'f', 3, 64)+")", in, "-o", out)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, 0, fmt.Errorf("corpus: festival voice %s: %w: %s", v.Name, err, bytes.TrimSpace(stderr.Bytes()))
-	}
-	clip, err := audio.ReadFile(out)
-	if err != nil {
-		return nil, 0, fmt.Errorf("corpus: festival voice %s: %w", v.Name, err)
-	}
-	if len(clip.Samples) == 0 {
-		return nil, 0, fmt.Errorf("corpus: festival voice %s: no audio for %q", v.Name, text)
-	}
-	return clip.Samples, clip.Rate, nil
+	return runSynth(cmd, out, "festival voice "+v.Name, text)
 }

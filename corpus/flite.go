@@ -44,17 +44,23 @@ func FliteSynthesize(ctx context.Context, bin, text string, v FliteVoice, tmpDir
 	cmd := exec.CommandContext(ctx, bin, "-voice", v.Name,
 		"--setf", "duration_stretch="+strconv.FormatFloat(stretch, 'f', 3, 64),
 		"-t", text, "-o", path)
+	return runSynth(cmd, path, "flite -voice "+v.Name, text)
+}
+
+// runSynth runs a synthesizer command that writes a WAV file at path and
+// returns its samples and rate; what names the synthesizer in errors.
+func runSynth(cmd *exec.Cmd, path, what, text string) ([]float32, int, error) {
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
-		return nil, 0, fmt.Errorf("corpus: flite -voice %s: %w: %s", v.Name, err, bytes.TrimSpace(stderr.Bytes()))
+		return nil, 0, fmt.Errorf("corpus: %s: %w: %s", what, err, bytes.TrimSpace(stderr.Bytes()))
 	}
 	clip, err := audio.ReadFile(path)
 	if err != nil {
-		return nil, 0, fmt.Errorf("corpus: flite -voice %s: %w", v.Name, err)
+		return nil, 0, fmt.Errorf("corpus: %s: %w", what, err)
 	}
 	if len(clip.Samples) == 0 {
-		return nil, 0, fmt.Errorf("corpus: flite -voice %s: no audio for %q", v.Name, text)
+		return nil, 0, fmt.Errorf("corpus: %s: no audio for %q", what, text)
 	}
 	return clip.Samples, clip.Rate, nil
 }
