@@ -8,6 +8,7 @@ import (
 
 	"github.com/heed-asr/heed/align"
 	"github.com/heed-asr/heed/model"
+	"github.com/heed-asr/heed/model/train"
 )
 
 // Segments sends the segments of speech in samples (16 kHz mono, a whole
@@ -52,7 +53,7 @@ func DecodeContext(ctx context.Context, a *align.Aligner, seg Segment, dec model
 	if err != nil {
 		return Result{}, err
 	}
-	if float64(distance(text, seg.Text)) > maxDisagree*float64(len(text)) {
+	if float64(train.EditDistance([]byte(text), []byte(seg.Text))) > maxDisagree*float64(len(text)) {
 		// The attention decoder wrote much that the CTC head did not
 		// hear: it is making up words for what is not speech.
 		text = ""
@@ -167,27 +168,6 @@ const maxDisagree = 1.0
 // in one piece (when it holds any speech at all); the model was trained on
 // utterances of up to about 20 s.
 const wholeMax = 25
-
-// distance is the Levenshtein distance between a and b in bytes.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := prev[j-1]
-			if a[i-1] != b[j-1] {
-				c++
-			}
-			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
 
 // minVoicedDB is how far the loudest 10 ms of a short recording must rise
 // above its quietest 10 ms (pre-emphasised, as the model hears it) for
