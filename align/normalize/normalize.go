@@ -35,6 +35,38 @@
 //
 // Four-digit integers from 1100 to 2099 written without a thousands
 // separator are read as years; write "1,999" for the cardinal.
+//
+// # Variants
+//
+// Spoken is one reading, the most common; people often say another. A
+// token that can plausibly be read in other ways also gets Token.Variants:
+// its readings, at most MaxVariants, the first always equal to Spoken. An
+// aligner can try each against the audio and keep the one it hears best.
+// The readings offered:
+//
+//	"2019"     twenty nineteen / two thousand nineteen / two thousand and nineteen
+//	"2005"     two thousand five / twenty oh five / two thousand and five
+//	"1905"     nineteen oh five / nineteen hundred five / nineteen hundred and five /
+//	           one thousand nine hundred five / one thousand nine hundred and five
+//	"1,250"    one thousand two hundred fifty / one thousand two hundred and fifty /
+//	           twelve hundred fifty / twelve hundred and fifty
+//	"007"      zero zero seven / oh oh seven (digit strings; decimals likewise)
+//	"0.5"      zero point five / point five / oh point five
+//	"$42.50"   forty two dollars and fifty cents / forty two dollars fifty cents /
+//	           forty two dollars fifty / forty two fifty
+//	"12%"      twelve percent / twelve per cent
+//	"10:05"    ten oh five / ten zero five
+//	"3:00"     three o'clock / three; "15:00" fifteen hundred / fifteen / fifteen hundred hours
+//	"10:30"    ten thirty / half past ten (":15" quarter past, ":45" quarter to)
+//	"May 3"    three / third (a day number after a month)
+//	"St."      saint / street, "Dr." doctor / drive (the default by context first)
+//	"e.g."     for example / e g; "i.e." that is / i e
+//	"NASA"     nasa / n a s a (words of 2 to 5 capitals)
+//
+// Amounts combine: "$1,250" also reads "one thousand two hundred and fifty
+// dollars". Readings that move words between tokens ("the third of May")
+// are not offered, nor are alternatives for a token whose reading depends
+// on its neighbours' words ("$2 million", "am" after a time).
 package normalize
 
 import (
@@ -56,6 +88,11 @@ type Token struct {
 	// Spoken holds the token's spoken words in order (possibly none); each
 	// matches ^[a-z']+$ and contains at least one letter.
 	Spoken []string
+	// Variants, when not nil, holds the token's readings (see the package
+	// doc): two to MaxVariants distinct word lists, the first equal to
+	// Spoken, each word matching ^[a-z']+$. Nil when the token has only the
+	// one reading Spoken (see Readings).
+	Variants [][]string
 	// Ends reports whether the token ends a sentence or a line: it ends
 	// in '!', '?', ';', ':' or a '.' that does not close a title such as
 	// "Dr." (after closing quotes or brackets), or a line break or the end
@@ -132,7 +169,8 @@ func Normalize(text string) (*Text, error) {
 		m := lastMark(f)
 		ends := i == len(fields)-1 || strings.ContainsAny(gap, "\n\r\u2028\u2029") ||
 			strings.ContainsAny(m, "!?;:") || (m == "." && !isTitle(f))
-		out.Tokens[i] = Token{Orig: f, Spoken: clean(n.token(i)), Ends: ends}
+		spoken := clean(n.token(i))
+		out.Tokens[i] = Token{Orig: f, Spoken: spoken, Variants: n.variants(i, spoken), Ends: ends}
 	}
 	return out, nil
 }

@@ -103,23 +103,29 @@ func TestNormalizeTokens(t *testing.T) {
 		want []Token
 	}{
 		{"example", "Dr. Smith paid $42.50 on May 3rd, 1999.", []Token{
-			{"Dr.", []string{"doctor"}, false},
-			{"Smith", []string{"smith"}, false},
-			{"paid", []string{"paid"}, false},
-			{"$42.50", []string{"forty", "two", "dollars", "and", "fifty", "cents"}, false},
-			{"on", []string{"on"}, false},
-			{"May", []string{"may"}, false},
-			{"3rd,", []string{"third"}, false},
-			{"1999.", []string{"nineteen", "ninety", "nine"}, true},
+			{Orig: "Dr.", Spoken: []string{"doctor"}, Variants: [][]string{{"doctor"}, {"drive"}}, Ends: false},
+			{Orig: "Smith", Spoken: []string{"smith"}, Ends: false},
+			{Orig: "paid", Spoken: []string{"paid"}, Ends: false},
+			{Orig: "$42.50", Spoken: []string{"forty", "two", "dollars", "and", "fifty", "cents"}, Variants: [][]string{
+				{"forty", "two", "dollars", "and", "fifty", "cents"}, {"forty", "two", "dollars", "fifty", "cents"},
+				{"forty", "two", "dollars", "fifty"}, {"forty", "two", "fifty"},
+			}, Ends: false},
+			{Orig: "on", Spoken: []string{"on"}, Ends: false},
+			{Orig: "May", Spoken: []string{"may"}, Ends: false},
+			{Orig: "3rd,", Spoken: []string{"third"}, Ends: false},
+			{Orig: "1999.", Spoken: []string{"nineteen", "ninety", "nine"}, Variants: [][]string{
+				{"nineteen", "ninety", "nine"}, {"nineteen", "hundred", "ninety", "nine"}, {"nineteen", "hundred", "and", "ninety", "nine"},
+				{"one", "thousand", "nine", "hundred", "ninety", "nine"}, {"one", "thousand", "nine", "hundred", "and", "ninety", "nine"},
+			}, Ends: true},
 		}},
 		{"silent tokens kept", "a — ... b", []Token{
-			{"a", []string{"a"}, false}, {"—", nil, false}, {"...", nil, true}, {"b", []string{"b"}, true},
+			{Orig: "a", Spoken: []string{"a"}, Ends: false}, {Orig: "—", Spoken: nil, Ends: false}, {Orig: "...", Spoken: nil, Ends: true}, {Orig: "b", Spoken: []string{"b"}, Ends: true},
 		}},
 		{"scale word owns unit", "$2 million.", []Token{
-			{"$2", []string{"two"}, false}, {"million.", []string{"million", "dollars"}, true},
+			{Orig: "$2", Spoken: []string{"two"}, Ends: false}, {Orig: "million.", Spoken: []string{"million", "dollars"}, Ends: true},
 		}},
 		{"white space kinds", " x\t\ny\u00a0z ", []Token{
-			{"x", []string{"x"}, true}, {"y", []string{"y"}, false}, {"z", []string{"z"}, true},
+			{Orig: "x", Spoken: []string{"x"}, Ends: true}, {Orig: "y", Spoken: []string{"y"}, Ends: false}, {Orig: "z", Spoken: []string{"z"}, Ends: true},
 		}},
 	}
 	for _, tt := range tests {
