@@ -52,6 +52,12 @@ type Aligner struct {
 	// such prior).
 	Seg                     SegOptions
 	PriorMargin, PriorSlope float64
+	// Variants, when set, lets the audio choose the reading of every token
+	// with more than one (normalize.Token.Variants: "2019" said "twenty
+	// nineteen" or "two thousand nineteen") before the words are aligned
+	// (ChooseReadings); otherwise every token is aligned as its default
+	// reading.
+	Variants bool
 }
 
 // check calls a.Check when there is one.
@@ -67,7 +73,7 @@ func NewAligner(b *model.Bundle) *Aligner {
 	o := DefaultOptions()
 	o.FrameSec = float64(b.Net.Cfg.Stack) * 0.01
 	return &Aligner{Model: b, Options: o, Refine: true, Offset: 0.02, CTCWeight: 0.5, MaxPiece: 12 * time.Second, MinPause: 200 * time.Millisecond,
-		Seg: DefaultSegOptions(), PriorMargin: 4, PriorSlope: 1}
+		Seg: DefaultSegOptions(), PriorMargin: 4, PriorSlope: 1, Variants: true}
 }
 
 // Detail is what the aligner saw for one piece of audio, for plotting.
@@ -131,7 +137,7 @@ func (a *Aligner) AlignContext(ctx context.Context, samples []float32, text stri
 		return nil, nil, err
 	}
 	if time.Duration(len(samples))*time.Second/rate <= a.MaxPiece {
-		return a.alignEncoded(a.encode(samples), txt)
+		return a.alignEncoded(a.encode(samples), txt, a.Variants)
 	}
 	return a.alignLong(ctx, samples, txt)
 }
@@ -155,8 +161,10 @@ func (a *Aligner) encode(samples []float32) *encodedPiece {
 	return e
 }
 
-// alignEncoded aligns the tokens of txt to an encoded piece of audio.
-func (a *Aligner) alignEncoded(p *encodedPiece, txt *normalize.Text) ([]Word, *Detail, error) {
+// alignEncoded aligns the tokens of txt to an encoded piece of audio; with
+// choose, the audio first picks the reading of every token with variants
+// (ChooseReadings).
+func (a *Aligner) alignEncoded(p *encodedPiece, txt *normalize.Text, choose bool) ([]Word, *Detail, error) {
 	samples, feats, frames, enc := p.samples, p.feats, p.frames, p.enc
 	b := a.Model
 	seconds := float64(len(samples)) / 16000
@@ -172,14 +180,24 @@ func (a *Aligner) alignEncoded(p *encodedPiece, txt *normalize.Text) ([]Word, *D
 		words, err := AlignText(txt, make([]float32, len(chars)), 1, opts)
 		return words, nil, err
 	}
+	T, V := enc.T, b.Net.Cfg.V()
+	seg := CTCSegment(enc.CTCLogProbs, T, V, chars, a.Seg)
+	if choose {
+		if t, changed := ChooseReadings(enc.CTCLogProbs, T, V, txt, seg, a.Seg.GarbageLogProb); changed {
+			txt, chars = t, Transcript(t)
+			if ids, err = model.Encode(chars); err != nil {
+				return nil, nil, err
+			}
+			seg = CTCSegment(enc.CTCLogProbs, T, V, chars, a.Seg)
+		}
+	}
 	rows := b.Net.ForceAlign(enc, ids)
-	L, T := len(ids), enc.T
+	L := len(ids)
 	att := make([]float32, 0, L*T)
 	for _, r := range rows[:L] {
 		att = append(att, r...)
 	}
 	if a.CTCWeight > 0 {
-		V := b.Net.Cfg.V()
 		ctc := make([]float32, T*L)
 		for t := 0; t < T; t++ {
 			lp := enc.CTCLogProbs[t*V : (t+1)*V]
@@ -190,7 +208,6 @@ func (a *Aligner) alignEncoded(p *encodedPiece, txt *normalize.Text) ([]Word, *D
 		}
 		opts.Path.CTC, opts.Path.CTCWeight = ctc, a.CTCWeight
 	}
-	seg := CTCSegment(enc.CTCLogProbs, T, b.Net.Cfg.V(), chars, a.Seg)
 	opts.Seg = seg
 	if a.PriorSlope > 0 {
 		opts.Path.Prior = SegmentPrior(seg, chars, T, a.PriorMargin, a.PriorSlope)
@@ -249,7 +266,7 @@ func (a *Aligner) TranscribeContext(ctx context.Context, samples []float32, dec 
 		if err != nil {
 			return "", nil, err
 		}
-		words, _, err := a.alignEncoded(&encodedPiece{samples: samples[p.Start:p.End], feats: r.Feats, frames: r.Frames, enc: r.Enc}, txt)
+		words, _, err := a.alignEncoded(&encodedPiece{samples: samples[p.Start:p.End], feats: r.Feats, frames: r.Frames, enc: r.Enc}, txt, false)
 		if err != nil {
 			return "", nil, err
 		}
@@ -305,6 +322,12 @@ func (a *Aligner) alignLong(ctx context.Context, samples []float32, txt *normali
 	T := len(logp) / V
 	chars := Transcript(txt)
 	seg := CTCSegment(logp, T, V, chars, a.Seg)
+	if a.Variants {
+		if t, changed := ChooseReadings(logp, T, V, txt, seg, a.Seg.GarbageLogProb); changed {
+			txt, chars = t, Transcript(t)
+			seg = CTCSegment(logp, T, V, chars, a.Seg)
+		}
+	}
 	logp = nil
 	pieceOf := tokenPieces(txt, chars, seg, firstFrame)
 	var (
@@ -324,7 +347,7 @@ func (a *Aligner) alignLong(ctx context.Context, samples []float32, txt *normali
 			continue
 		}
 		sub := &normalize.Text{Tokens: txt.Tokens[lo:hi]}
-		words, det, err := a.alignEncoded(a.encode(samples[p.Start:p.End]), sub)
+		words, det, err := a.alignEncoded(a.encode(samples[p.Start:p.End]), sub, false)
 		if err != nil {
 			return nil, nil, err
 		}

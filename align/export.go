@@ -128,7 +128,7 @@ func (r *Result) Rounded() Result {
 			chars[j] = Char{Char: c.Char, Start: round3(c.Start), End: round3(c.End)}
 		}
 		out.Words[i] = Word{
-			Word: wd.Word, Start: round3(wd.Start), End: round3(wd.End),
+			Word: wd.Word, Spoken: wd.Spoken, Start: round3(wd.Start), End: round3(wd.End),
 			Confidence: round3(wd.Confidence), Status: wd.Status, Chars: chars,
 		}
 	}
@@ -137,8 +137,9 @@ func (r *Result) Rounded() Result {
 
 // WriteJSON writes r as indented JSON:
 //
-//	{"file","duration","words":[{"word","start","end","confidence","status","chars":[{"char","start","end"}]}]}
+//	{"file","duration","words":[{"word","spoken","start","end","confidence","status","chars":[{"char","start","end"}]}]}
 //
+// "spoken" (the reading aligned) is left out for words read as written.
 // Times are rounded to 1 ms and confidences to 0.001; a word without
 // characters has "chars": [].
 func WriteJSON(w io.Writer, r *Result) error {

@@ -29,9 +29,14 @@ type Char struct {
 // Word is one whitespace-separated token of the transcript, spelled exactly
 // as given, with its time span in seconds, a confidence in [0, 1] and a
 // Status (StatusAligned, StatusUncertain or StatusInterpolated). Chars holds the characters of
-// its spoken form (no spaces), possibly none.
+// its spoken form (no spaces), possibly none. Spoken is the reading that
+// was aligned, words joined by spaces, for a token that has more than one
+// reading ("2019": "two thousand nineteen" when the audio says so) or whose
+// reading is not its written letters ("$5": "five dollars", "Dr.":
+// "doctor"); "" otherwise.
 type Word struct {
 	Word       string  `json:"word"`
+	Spoken     string  `json:"spoken,omitempty"`
 	Start      float64 `json:"start"`
 	End        float64 `json:"end"`
 	Confidence float64 `json:"confidence"`

@@ -441,7 +441,8 @@ func Interpolate(words []Word, minConf, start, end float64) {
 
 // TokenWords maps spoken words (one per word of txt.Words(), as from
 // SpokenWords) back to the tokens of txt: one Word per token, spelled
-// exactly as the token (Token.Orig). A token with several spoken words
+// exactly as the token (Token.Orig), with the reading aligned in Spoken
+// when it has variants or is not its written letters. A token with several spoken words
 // starts at the first and ends at the last; its confidence is their mean,
 // its Chars their characters, and it is StatusAligned only if all of them
 // are (else StatusInterpolated if one of them is, else StatusUncertain). A token without spoken words ("—") gets zero length at the end of
@@ -454,7 +455,7 @@ func TokenWords(txt *normalize.Text, spoken []Word) []Word {
 	}
 	out := make([]Word, len(txt.Tokens))
 	for i, tok := range txt.Tokens {
-		w := Word{Word: tok.Orig, Status: StatusInterpolated}
+		w := Word{Word: tok.Orig, Spoken: spokenField(tok), Status: StatusInterpolated}
 		ws := spoken[off[i]:off[i+1]]
 		if len(ws) > 0 {
 			w.Start, w.End = ws[0].Start, ws[len(ws)-1].End
