@@ -16,10 +16,14 @@
 //     lowercase letters a-z, the apostrophe and single spaces between words
 //     (no leading or trailing space); numbers and symbols are written out as
 //     they are spoken ("four five two one"). See [CheckText].
+//   - "written" (optional): the transcript as written ("Born in 2019, he
+//     paid $5."), whose spoken form is "text": for aligners, which read
+//     written text. Any valid UTF-8 with at least one non-space character.
 //   - "words" (optional): word timings in seconds from the start of the file.
-//     When present there is one entry per word of "text", in order and with
-//     the same spelling, with 0 <= start <= end, starts non-decreasing, and
-//     no end beyond "duration" (when that is given).
+//     When present there is one entry per word of "text" (per
+//     whitespace-separated token of "written" when that is given), in order
+//     and with the same spelling, with 0 <= start <= end, starts
+//     non-decreasing, and no end beyond "duration" (when that is given).
 //   - "source" (optional): where the audio comes from, e.g. "espeak",
 //     "flite", "fsdd".
 //   - "speaker" (optional): a speaker or voice label.

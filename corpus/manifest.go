@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 )
 
 // Word is the time span of one word of a transcript.
@@ -27,6 +28,7 @@ type Utterance struct {
 	// manifest's directory relative to it.
 	Audio    string  `json:"audio"`
 	Text     string  `json:"text"`               // spoken-form transcript
+	Written  string  `json:"written,omitempty"`  // the transcript as written, read as Text; Words are its tokens
 	Words    []Word  `json:"words,omitempty"`    // optional word times
 	Source   string  `json:"source,omitempty"`   // e.g. "espeak", "flite", "fsdd"
 	Speaker  string  `json:"speaker,omitempty"`  // speaker or voice label
@@ -42,6 +44,7 @@ var (
 	ErrNoText   = errors.New(`missing "text"`)
 	ErrWords    = errors.New("bad word times")
 	ErrDuration = errors.New("bad duration")
+	ErrWritten  = errors.New("bad written text")
 )
 
 // ManifestError reports an invalid manifest line. Its message has the form
@@ -95,6 +98,9 @@ func (u *Utterance) Validate() error {
 	if err := CheckText(u.Text); err != nil {
 		return err
 	}
+	if u.Written != "" && (!utf8.ValidString(u.Written) || strings.TrimSpace(u.Written) == "") {
+		return fmt.Errorf("written text %.40q is not valid UTF-8 or is blank: %w", u.Written, ErrWritten)
+	}
 	if math.IsNaN(u.Duration) || math.IsInf(u.Duration, 0) || u.Duration < 0 {
 		return fmt.Errorf("duration %v: %w", u.Duration, ErrDuration)
 	}
@@ -102,6 +108,9 @@ func (u *Utterance) Validate() error {
 		return nil
 	}
 	fields := strings.Split(u.Text, " ")
+	if u.Written != "" {
+		fields = strings.Fields(u.Written)
+	}
 	if len(fields) != len(u.Words) {
 		return fmt.Errorf("%d word times for %d words: %w", len(u.Words), len(fields), ErrWords)
 	}

@@ -102,6 +102,10 @@ func TestParseManifestErrors(t *testing.T) {
 		{"word order", `{"audio":"a.wav","text":"a b","words":[{"word":"a","start":1,"end":2},{"word":"b","start":0.5,"end":3}]}`, ErrWords, "", 0},
 		{"word past end", `{"audio":"a.wav","text":"a","duration":1,"words":[{"word":"a","start":0.5,"end":1.2}]}`, ErrWords, "after the duration", 0},
 		{"word at end", `{"audio":"a.wav","text":"a","duration":1,"words":[{"word":"a","start":0.5,"end":1.0005}]}`, nil, "", 1},
+		{"written tokens", `{"audio":"a.wav","text":"in twenty nineteen","written":"In 2019.","words":[{"word":"In","start":0,"end":1},{"word":"2019.","start":1,"end":2}]}`, nil, "", 1},
+		{"written token count", `{"audio":"a.wav","text":"in twenty nineteen","written":"In 2019.","words":[{"word":"in","start":0,"end":1},{"word":"twenty","start":1,"end":2},{"word":"nineteen","start":2,"end":3}]}`, ErrWords, "3 word times for 2 words", 0},
+		{"written spelling", `{"audio":"a.wav","text":"in twenty nineteen","written":"In 2019.","words":[{"word":"in","start":0,"end":1},{"word":"2019.","start":1,"end":2}]}`, ErrWords, "", 0},
+		{"written blank", `{"audio":"a.wav","text":"hi","written":"  "}`, ErrWritten, "", 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -218,4 +222,11 @@ func FuzzParseManifest(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestValidateWrittenUTF8(t *testing.T) {
+	u := Utterance{Audio: "a.wav", Text: "hi", Written: "a\xff"}
+	if err := u.Validate(); !errors.Is(err, ErrWritten) {
+		t.Errorf("Validate() = %v, want ErrWritten", err)
+	}
 }

@@ -33,11 +33,15 @@ share placed (also in the JSON as "aligned_share").
 
 Ordinary written text is fine: numbers, currency, ordinals, years, times,
 percentages and common abbreviations are read as spoken words for the
-model and mapped back to the tokens you wrote. Long recordings are split at
+model and mapped back to the tokens you wrote. Where a token can be said in
+more than one way ("2019": "twenty nineteen" or "two thousand nineteen";
+"$42.50"; "St." saint or street), the audio chooses the reading aligned
+(--variants=false: always the most common one), and the JSON gives it as
+"spoken", as it does for every token not read as written. Long recordings are split at
 silences and aligned piece by piece in bounded memory.
 
 Formats (--format):
-  json      {"file", "duration", "words": [{"word", "start", "end",
+  json      {"file", "duration", "words": [{"word", "spoken", "start", "end",
             "confidence", "status", "chars": [{"char", "start", "end"}]}],
             "aligned_share"}
   ctm       NIST CTM, one word a line (for sclite)
@@ -59,6 +63,7 @@ a second, exit status 1, and leaves -o and --plot files as they were.`,
 			plot := fs.String("plot", "", "also draw the spectrogram, attention, path and words to this PNG")
 			modelPath := fs.String("model", "", "model file (default: the embedded English model)")
 			ctcWeight := fs.Float64("ctc-weight", 0.5, "weight of the CTC posteriors in the path score")
+			variants := fs.Bool("variants", true, "let the audio choose among a token's readings (\"2019\": twenty nineteen, two thousand nineteen)")
 			return func(ctx context.Context, e *env, args []string) error {
 				if len(args) != 2 {
 					return usagef("want AUDIO and TRANSCRIPT, got %d arguments", len(args))
@@ -89,6 +94,7 @@ a second, exit status 1, and leaves -o and --plot files as they were.`,
 				debug.SetMemoryLimit(int64(len(samples))*4 + 200<<20)
 				a := align.NewAligner(b)
 				a.CTCWeight = *ctcWeight
+				a.Variants = *variants
 				words, det, err := a.AlignContext(ctx, samples, text)
 				if err != nil {
 					return fmt.Errorf("%s: %w", args[1], err)

@@ -27,6 +27,8 @@ func init() {
 		Short: "measure recognition (CER/WER) or alignment (boundary) error on manifests",
 		Long: `Eval measures heed on manifests in the training-corpus format (JSON Lines
 with "audio", "text" and, for alignment, gold "words" with "start"/"end").
+Alignment aligns an utterance's "written" text when it has one (its gold
+words are then the written tokens), else its "text".
 
   heed eval asr MANIFEST...    character and word error rates, per source
   heed eval align MANIFEST...  word boundary errors (start and end, absolute):
@@ -53,6 +55,7 @@ JSON object per manifest and source instead of a table.`,
 			alignCTC := fs.Float64("align-ctc-weight", 0.5, "weight of CTC posteriors in the alignment path (align)")
 			alignOffset := fs.Float64("align-offset", math.NaN(), "seconds added to the path's times before refinement (align; default: the aligner's)")
 			noRefine := fs.Bool("no-refine", false, "do not refine word boundaries to pauses in the audio (align)")
+			variants := fs.Bool("variants", true, "let the audio choose among a token's readings (align)")
 			priorMargin := fs.Float64("align-prior-margin", math.NaN(), "encoder frames a character may stray from its word's CTC segment at no cost (align; default: the aligner's)")
 			priorSlope := fs.Float64("align-prior-slope", math.NaN(), "cost per encoder frame beyond the margin (align; 0: no CTC segment prior; default: the aligner's)")
 			return func(ctx context.Context, e *env, args []string) error {
@@ -92,7 +95,7 @@ JSON object per manifest and source instead of a table.`,
 						r, err = evalASR(ctx, b, path, utts, *jobs, dec)
 					} else {
 						a := align.NewAligner(b)
-						a.CTCWeight, a.Refine = *alignCTC, !*noRefine
+						a.CTCWeight, a.Refine, a.Variants = *alignCTC, !*noRefine, *variants
 						if !math.IsNaN(*alignOffset) {
 							a.Offset = *alignOffset
 						}
@@ -195,7 +198,11 @@ func evalAlign(ctx context.Context, a *align.Aligner, path string, utts []corpus
 		if err != nil {
 			return err
 		}
-		words, _, err := a.Align(clip.Samples, u.Text)
+		text := u.Text
+		if u.Written != "" {
+			text = u.Written // gold words are its tokens
+		}
+		words, _, err := a.Align(clip.Samples, text)
 		if err != nil {
 			return fmt.Errorf("%s: %w", u.Audio, err)
 		}
