@@ -19,6 +19,11 @@
 // package corpus. The output depends only on the flags (and the installed
 // espeak-ng, flite and data files), not on -jobs.
 //
+// With -numbers-dev N it writes only OUT/numbers_dev.jsonl: N sentences
+// with written numbers, prices, dates, times and abbreviations ("written"),
+// spoken by held-out espeak voices in one of their readings, often not
+// heed's default ("text"), with gold times per written token.
+//
 // With -lm-text FILE it writes only the text for heed lm instead: every
 // training prompt and the sentences of the -lm-prose files (by default the
 // dictd databases of Debian's dict-gcide, dict-devil and dict-jargon),
@@ -73,6 +78,9 @@ type options struct {
 	// festival voices (festival.go)
 	festivalHours float64
 	festivalDev   int
+
+	// written-numbers dev set (numbers.go)
+	numbersDev int
 }
 
 func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
@@ -103,6 +111,7 @@ func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.Float64Var(&o.kathleenDev, "kathleen-dev", 0.1, "share of Kathleen's prompts (whole prompts) held out as kathleen_dev.jsonl")
 	fs.Float64Var(&o.festivalHours, "festival-hours", 0, "speak about this many `hours` of training prompts with festival's voices (kal_diphone, ked_diphone, cmu_us_slt_arctic_hts) instead of the usual corpus: festival_train.jsonl, festival_dev.jsonl")
 	fs.IntVar(&o.festivalDev, "festival-dev", 150, "dev prompts spoken by festival with -festival-hours")
+	fs.IntVar(&o.numbersDev, "numbers-dev", 0, "write only OUT/numbers_dev.jsonl: this many sentences with written numbers, dates, prices, times and abbreviations, spoken by held-out espeak voices in readings that often differ from heed's default, gold times per written token (needs espeak-ng)")
 	fs.BoolVar(&o.worker, "worker", false, "internal: run as a worker process on a chunk of jobs read from stdin")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: heed-corpus -out DIR [flags]\n\nBuilds heed's training corpus (see the package doc of cmd/heed-corpus).\n\nFlags:\n")
@@ -168,6 +177,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if !haveEspeak {
 		return errNoEspeak
+	}
+	if o.numbersDev != 0 {
+		if o.numbersDev < 0 {
+			return fmt.Errorf("%w: -numbers-dev must be positive", errUsage)
+		}
+		return buildNumbersDev(ctx, &o, stderr)
 	}
 	if o.worker {
 		return runWorker(ctx, &o, os.Stdin, stdout)
