@@ -81,6 +81,7 @@ type options struct {
 
 	// written-numbers dev set (numbers.go)
 	numbersDev int
+	numbersAlt float64
 }
 
 func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
@@ -112,6 +113,7 @@ func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.Float64Var(&o.festivalHours, "festival-hours", 0, "speak about this many `hours` of training prompts with festival's voices (kal_diphone, ked_diphone, cmu_us_slt_arctic_hts) instead of the usual corpus: festival_train.jsonl, festival_dev.jsonl")
 	fs.IntVar(&o.festivalDev, "festival-dev", 150, "dev prompts spoken by festival with -festival-hours")
 	fs.IntVar(&o.numbersDev, "numbers-dev", 0, "write only OUT/numbers_dev.jsonl: this many sentences with written numbers, dates, prices, times and abbreviations, spoken by held-out espeak voices in readings that often differ from heed's default, gold times per written token (needs espeak-ng)")
+	fs.Float64Var(&o.numbersAlt, "numbers-alt-share", 0.75, "with -numbers-dev: the share of tokens with several readings spoken in one other than heed's default (0: all in the default)")
 	fs.BoolVar(&o.worker, "worker", false, "internal: run as a worker process on a chunk of jobs read from stdin")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: heed-corpus -out DIR [flags]\n\nBuilds heed's training corpus (see the package doc of cmd/heed-corpus).\n\nFlags:\n")
@@ -179,8 +181,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return errNoEspeak
 	}
 	if o.numbersDev != 0 {
-		if o.numbersDev < 0 {
-			return fmt.Errorf("%w: -numbers-dev must be positive", errUsage)
+		if o.numbersDev < 0 || !(o.numbersAlt >= 0 && o.numbersAlt <= 1) {
+			return fmt.Errorf("%w: -numbers-dev must be positive and -numbers-alt-share in [0, 1]", errUsage)
 		}
 		return buildNumbersDev(ctx, &o, stderr)
 	}

@@ -20,7 +20,8 @@ import (
 // prices, dates, percentages, times, decimals, digit strings and
 // abbreviations, written as people write them, spoken by held-out espeak
 // voices. Every token with more than one reading (normalize.Token.Variants)
-// is spoken in one of them, more often not the normaliser's default, so
+// is spoken in one of them, by default (-numbers-alt-share 0.75) more often
+// not the normaliser's default, so
 // that an aligner must find out from the audio which one was said. espeak
 // is given the spoken words, so the gold times are those of what it said.
 // The manifest keeps the written sentence in "written", the spoken words in
@@ -131,8 +132,8 @@ type numbersItem struct {
 
 // planNumbers makes n sentences from seed: a template, its slots filled,
 // every token with variants given one of its readings (one of the others
-// than the default with probability 3/4).
-func planNumbers(n int, seed uint64) ([]numbersItem, error) {
+// than the default with probability altShare).
+func planNumbers(n int, seed uint64, altShare float64) ([]numbersItem, error) {
 	rng := rand.New(rand.NewPCG(seed, 0x6e756d62))
 	items := make([]numbersItem, 0, n)
 	for len(items) < n {
@@ -165,7 +166,7 @@ func planNumbers(n int, seed uint64) ([]numbersItem, error) {
 				return nil, fmt.Errorf("numbers sentence %q: token %q has no spoken words", it.Written, tok.Orig)
 			}
 			k := 0
-			if len(r) > 1 && rng.IntN(4) != 0 {
+			if len(r) > 1 && rng.Float64() < altShare {
 				k = 1 + rng.IntN(len(r)-1)
 				it.Changed++
 			}
@@ -207,7 +208,7 @@ func tokenTimes(it numbersItem, words []corpus.Word) ([]corpus.Word, error) {
 // in order (so the audio is a function of the flags).
 func buildNumbersDev(ctx context.Context, o *options, stderr io.Writer) error {
 	start := time.Now()
-	items, err := planNumbers(o.numbersDev, o.seed)
+	items, err := planNumbers(o.numbersDev, o.seed, o.numbersAlt)
 	if err != nil {
 		return err
 	}

@@ -11,11 +11,11 @@ import (
 )
 
 func TestPlanNumbers(t *testing.T) {
-	items, err := planNumbers(200, 7)
+	items, err := planNumbers(200, 7, 0.75)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := planNumbers(200, 7)
+	again, err := planNumbers(200, 7, 0.75)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,5 +67,17 @@ func TestTokenTimes(t *testing.T) {
 	}
 	if _, err := tokenTimes(it, words[:4]); err == nil {
 		t.Error("no error for a missing word time")
+	}
+}
+
+func TestPlanNumbersDefaultReadings(t *testing.T) {
+	items, err := planNumbers(50, 3, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range items {
+		if it.Changed != 0 || it.Spoken != normalize.SpokenForm(it.Written) {
+			t.Errorf("alt share 0: %q spoken %q, want the default %q", it.Written, it.Spoken, normalize.SpokenForm(it.Written))
+		}
 	}
 }
