@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,6 +41,7 @@ type exported struct {
 	Duration float64 `json:"duration"`
 	Words    []struct {
 		Word       string  `json:"word"`
+		Spoken     string  `json:"spoken"`
 		Start      float64 `json:"start"`
 		End        float64 `json:"end"`
 		Confidence float64 `json:"confidence"`
@@ -77,6 +79,17 @@ func parseJSONExport(t *testing.T, out string) []span {
 		}
 		if w.Chars == nil {
 			t.Errorf("word %d %q: chars is null, want a list", i+1, w.Word)
+		}
+		// "spoken", when given, is the reading whose characters the
+		// word's chars are.
+		if w.Spoken != "" {
+			var chars strings.Builder
+			for _, c := range w.Chars {
+				chars.WriteString(c.Char)
+			}
+			if got := strings.ReplaceAll(w.Spoken, " ", ""); got != chars.String() {
+				t.Errorf("word %d %q: spoken %q, chars %q", i+1, w.Word, w.Spoken, chars.String())
+			}
 		}
 		s = append(s, span{w.Word, w.Start, w.End})
 	}
@@ -322,24 +335,34 @@ func TestAlign(t *testing.T) {
 	drWords := strings.Fields(string(readAll(t, dr)))
 
 	t.Run("json fields", func(t *testing.T) {
-		r := heed(t, "", "align", "--model", m, wav, dr) // json is the default
-		if r.code != 0 {
-			t.Fatalf("exit %d: %s", r.code, r.stderr)
-		}
-		e := decodeExport(t, r.stdout)
-		if e.File != wav || e.Duration != duration {
-			t.Errorf("file %q duration %v, want %q %v", e.File, e.Duration, wav, duration)
-		}
-		// The spoken form of "Dr." is "doctor": its characters are timed.
-		if len(e.Words) == 0 || len(e.Words[0].Chars) == 0 {
-			t.Fatalf("first word has no characters: %+v", e.Words)
-		}
-		var chars []string
-		for _, c := range e.Words[0].Chars {
-			chars = append(chars, c.Char)
-		}
-		if got := strings.Join(chars, ""); got != "doctor" {
-			t.Errorf("characters of %q = %q, want \"doctor\"", e.Words[0].Word, got)
+		// Without variants the spoken form of "Dr." is "doctor"; with
+		// them (the default) the audio picks doctor or drive.
+		for _, tc := range []struct {
+			flag string
+			want []string
+		}{{"--variants=false", []string{"doctor"}}, {"--variants=true", []string{"doctor", "drive"}}} {
+			r := heed(t, "", "align", "--model", m, tc.flag, wav, dr) // json is the default
+			if r.code != 0 {
+				t.Fatalf("%s: exit %d: %s", tc.flag, r.code, r.stderr)
+			}
+			e := decodeExport(t, r.stdout)
+			if e.File != wav || e.Duration != duration {
+				t.Errorf("file %q duration %v, want %q %v", e.File, e.Duration, wav, duration)
+			}
+			if len(e.Words) == 0 || len(e.Words[0].Chars) == 0 {
+				t.Fatalf("%s: first word has no characters: %+v", tc.flag, e.Words)
+			}
+			var chars []string
+			for _, c := range e.Words[0].Chars {
+				chars = append(chars, c.Char)
+			}
+			got := strings.Join(chars, "")
+			if !slices.Contains(tc.want, got) || e.Words[0].Spoken != got {
+				t.Errorf("%s: characters of %q = %q, spoken %q, want one of %q", tc.flag, e.Words[0].Word, got, e.Words[0].Spoken, tc.want)
+			}
+			if e.Words[1].Word != "Smith" || e.Words[1].Spoken != "" {
+				t.Errorf("%s: second word %q spoken %q, want \"Smith\" without spoken", tc.flag, e.Words[1].Word, e.Words[1].Spoken)
+			}
 		}
 	})
 
