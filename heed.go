@@ -197,6 +197,11 @@ type AlignOptions struct {
 	// attention in the path score: 0 means the default (0.5), a negative
 	// value attention alone.
 	CTCWeight float64
+	// NoVariants aligns every token in its most common reading ("2019":
+	// "twenty nineteen") instead of letting the audio choose among its
+	// readings ("two thousand nineteen"); Word.Spoken gives the reading
+	// aligned.
+	NoVariants bool
 }
 
 // Alignment is a transcript timed against its audio: one Word per
@@ -231,6 +236,7 @@ func (m *Model) Align(ctx context.Context, samples []float32, text string, opt A
 	case opt.CTCWeight < 0:
 		a.CTCWeight = 0
 	}
+	a.Variants = !opt.NoVariants
 	words, _, err := a.Align(samples, text)
 	if err != nil {
 		return nil, &Error{Op: "align", Err: err}

@@ -270,3 +270,25 @@ func TestReadAudio(t *testing.T) {
 	_, err = ReadAudio(strings.NewReader("RIFF"), "x.wav")
 	checkOp(t, err, "read audio", io.ErrUnexpectedEOF)
 }
+
+func TestAlignVariants(t *testing.T) {
+	m := defaultModel(t)
+	text := "Hello world, this is a test of speech recognition in 2019."
+	for _, opt := range []AlignOptions{{NoVariants: true}, {}} {
+		a, err := m.Align(context.Background(), helloSamples(t), text, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := a.Words[len(a.Words)-1]
+		readings := []string{"twenty nineteen", "two thousand nineteen", "two thousand and nineteen"}
+		if opt.NoVariants {
+			readings = readings[:1]
+		}
+		if last.Word != "2019." || !slices.Contains(readings, last.Spoken) {
+			t.Errorf("NoVariants %v: last word %q spoken %q, want one of %q", opt.NoVariants, last.Word, last.Spoken, readings)
+		}
+		if a.Words[0].Spoken != "" {
+			t.Errorf("%q has spoken %q, want none", a.Words[0].Word, a.Words[0].Spoken)
+		}
+	}
+}
