@@ -7,7 +7,10 @@
 // The pieces, in pipeline order:
 //
 //   - normalize (subpackage): written text -> spoken words, with a map back
-//     to the original tokens.
+//     to the original tokens, and each token's other plausible readings.
+//   - CTCSegment and ChooseReadings: the transcript placed over the CTC
+//     posteriors; a token with several readings ("2019") gets the one the
+//     posteriors around it support best.
 //   - Transcript: the character sequence (spoken words joined by single
 //     spaces) whose rows the attention matrix holds.
 //   - MonotonicPath: dynamic programming over the attention matrix for the

@@ -38,7 +38,8 @@ const maxVariantWindow = 1000
 // ChooseReadings picks, for every token of txt with variants, the reading
 // that best explains logp, (T, V) CTC log-probabilities with blank 0, given
 // seg, the CTC segmentation of Transcript(txt) over the same frames (see
-// the comment above for the score). Tokens are taken left to right; a
+// the comment above for the score; garbage is the least log score of a
+// blank frame between words, as SegOptions.GarbageLogProb). Tokens are taken left to right; a
 // neighbour's words are its reading chosen so far. It returns txt itself
 // and false when no reading changed, else a copy whose tokens' Spoken are
 // the chosen readings (Variants kept) and true. A nil seg changes nothing.
