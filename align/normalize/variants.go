@@ -286,7 +286,7 @@ func clockVariants(lower, next string) [][]string {
 	}
 	next = strings.ToLower(next)
 	nextAMPM := next == "am" || next == "pm" || next == "a.m" || next == "p.m"
-	min, _ := parseUint(m)
+	minutes, _ := parseUint(m)
 	tail := func(r []string) []string { return append(r, ampm...) }
 	var def []string
 	switch {
@@ -314,7 +314,7 @@ func clockVariants(lower, next string) [][]string {
 		}
 	}
 	if h12 >= 1 {
-		switch min {
+		switch minutes {
 		case 30:
 			out = append(out, tail(append([]string{"half", "past"}, cardinal(nil, h12)...)))
 		case 15:
