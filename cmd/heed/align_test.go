@@ -540,3 +540,33 @@ func TestAlign(t *testing.T) {
 			stderr: []string{"heed:", "header_only.wav", "nothing to plot"}, noStdout: true},
 	})
 }
+
+// TestEvalAlignWritten runs heed eval align on a manifest whose gold words
+// are the tokens of its "written" text: the written text is aligned, so
+// there is one boundary pair per written token, with and without variants.
+func TestEvalAlignWritten(t *testing.T) {
+	m := writeTinyModel(t)
+	dir := t.TempDir()
+	wav := filepath.Join(dir, "a.wav")
+	writeWAV(t, wav, utterance(3, 5), 16000)
+	line := `{"audio":"a.wav","text":"doctor smith paid two thousand nineteen dollars","written":"Dr. Smith paid $2,019.",` +
+		`"words":[{"word":"Dr.","start":0.1,"end":0.5},{"word":"Smith","start":0.5,"end":0.9},{"word":"paid","start":1,"end":1.3},{"word":"$2,019.","start":1.3,"end":2.8}]}` + "\n"
+	man := filepath.Join(dir, "m.jsonl")
+	if err := os.WriteFile(man, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"--variants=true", "--variants=false"} {
+		r := heed(t, "", "eval", "align", "--model", m, "--json", "--jobs", "1", v, man)
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d: %s", v, r.code, r.stderr)
+		}
+		var row struct {
+			Boundaries struct {
+				N int `json:"n"`
+			} `json:"boundaries"`
+		}
+		if err := json.Unmarshal([]byte(lines(r.stdout)[0]), &row); err != nil || row.Boundaries.N != 8 {
+			t.Errorf("%s: %d boundaries (%v), want 8 (4 written tokens): %s", v, row.Boundaries.N, err, r.stdout)
+		}
+	}
+}

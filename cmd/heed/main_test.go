@@ -147,8 +147,8 @@ var allCommands = []string{"align", "eval", "features", "info", "lm", "stream", 
 
 // commandFlags are flags each verb's usage text must mention.
 var commandFlags = map[string][]string{
-	"align":      {"-format", "-o", "-plot", "-model", "-ctc-weight"},
-	"eval":       {"-model", "-json", "-jobs", "-limit", "-beam", "-lm-weight"},
+	"align":      {"-format", "-o", "-plot", "-model", "-ctc-weight", "-variants"},
+	"eval":       {"-model", "-json", "-jobs", "-limit", "-beam", "-lm-weight", "-variants"},
 	"features":   {"-format"},
 	"info":       {},
 	"lm":         {"-model", "-out", "-order", "-weight", "-exclude", "-dtype"},
