@@ -37,8 +37,8 @@ model and mapped back to the tokens you wrote. Where a token can be said in
 more than one way ("2019": "twenty nineteen" or "two thousand nineteen";
 "$42.50"; "St." saint or street), the audio chooses the reading aligned
 (--variants=false: always the most common one), and the JSON gives it as
-"spoken", as it does for every token not read as written. Long recordings are split at
-silences and aligned piece by piece in bounded memory.
+"spoken", as it does for every token not read as written. Long recordings
+are split at silences and aligned piece by piece in bounded memory.
 
 Formats (--format):
   json      {"file", "duration", "words": [{"word", "spoken", "start", "end",
