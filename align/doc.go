@@ -20,12 +20,19 @@
 //     words are interpolated; spoken words are mapped back to the original
 //     tokens so that every token of the transcript appears once, in order,
 //     spelled as given.
+//   - Calibrate: with a CTC segmentation of the same transcript, each
+//     word's confidence becomes a logistic map (Calibration) of its
+//     Evidence: how far the energy refinement moved its edges in noisy
+//     audio and how far the attention path and the CTC segmentation put
+//     them apart; under FlagConfidence the word is StatusUncertain.
 //   - SplitAtSilences and Stitch: long audio is cut into pieces at pauses and
 //     the piece results are joined with their time offsets.
 //   - Formats and WriteFile: JSON, CTM, Praat TextGrid, SRT, WebVTT,
 //     Audacity labels and TSV.
-//   - BoundaryErrors and Summarize: boundary accuracy against a gold
-//     alignment.
+//   - BoundaryErrors, Summarize and WordStats: boundary accuracy and how
+//     well the confidence flags misplaced words against a gold alignment;
+//     PlotReliability draws the confidence against the share of words
+//     placed right.
 //   - Plot: a PNG of the spectrogram, the attention with the chosen path and
 //     the word boundaries.
 //

@@ -86,11 +86,14 @@ func ReportSources[V any](m map[string]V) []string {
 }
 
 // WordStats counts, over words paired by position with their gold times,
-// what heed's flag says about them. A word is flagged when its status is
-// not StatusAligned or its confidence is below FlagConfidence; it is off
-// when its start or end is more than 100 ms from the gold, and right when
-// both are within 50 ms. Collapsed words are those given less than 40 ms
-// (words of a token without spoken words are skipped).
+// what heed's flag says about them. A word is flagged when its confidence
+// is below FlagConfidence (status StatusUncertain or StatusInterpolated:
+// the aligner gives StatusAligned exactly to the words placed with at least
+// that confidence); it is off when its start or end is more than 100 ms
+// from the gold, and right when both are within 50 ms. Collapsed words are
+// those given less than 40 ms where the gold gives them at least 40 ms.
+// Bins counts the words by confidence for a reliability diagram (see
+// ReliabilityBin). Words of a token without spoken words are skipped.
 type WordStats struct {
 	Words     int `json:"words"`
 	Off       int `json:"off"`        // more than 100 ms off
@@ -98,7 +101,21 @@ type WordStats struct {
 	Flagged   int `json:"flagged"`    // flagged words
 	OffFlag   int `json:"off_flag"`   // off and flagged
 	RightKept int `json:"right_kept"` // right and not flagged
-	Collapsed int `json:"collapsed"`  // shorter than 40 ms
+	Collapsed int `json:"collapsed"`  // under 40 ms where the gold is not
+	// Bins holds, per confidence bin [i/10, (i+1)/10) (the last one
+	// closed), the words and how many of them are within 50 and 100 ms.
+	Bins [ReliabilityBins]ReliabilityBin `json:"reliability"`
+}
+
+// ReliabilityBins is the number of confidence bins of WordStats.Bins.
+const ReliabilityBins = 10
+
+// ReliabilityBin counts the words whose confidence falls in one bin: all
+// of them, those within 50 ms and those within 100 ms of the gold.
+type ReliabilityBin struct {
+	Words     int `json:"words"`
+	Within50  int `json:"within_50ms"`
+	Within100 int `json:"within_100ms"`
 }
 
 // FlagConfidence is the confidence below which a word counts as flagged.
@@ -112,27 +129,43 @@ func (s *WordStats) Add(gold, hyp []Word) {
 			continue
 		}
 		e := math.Max(math.Abs(h.Start-g.Start), math.Abs(h.End-g.End))
-		flag := h.Status != StatusAligned || h.Confidence < FlagConfidence
-		off, right := e > 0.1+1e-9, e <= 0.05+1e-9
-		s.Words++
-		if off {
-			s.Off++
-		}
-		if right {
-			s.Right++
-		}
-		if flag {
-			s.Flagged++
-		}
-		if off && flag {
-			s.OffFlag++
-		}
-		if right && !flag {
-			s.RightKept++
-		}
-		if h.End-h.Start < 0.04-1e-9 {
-			s.Collapsed++
-		}
+		s.Count(e, h.End-h.Start, g.End-g.Start, h.Confidence)
+	}
+}
+
+// Count counts one word whose boundary error (the larger of its start and
+// end errors) is err, whose duration is dur where the gold gives it
+// goldDur, and whose confidence is conf; all times in seconds.
+func (s *WordStats) Count(err, dur, goldDur, conf float64) {
+	const slack = 1e-9
+	flag := conf < FlagConfidence
+	off, right := err > 0.1+slack, err <= 0.05+slack
+	s.Words++
+	if off {
+		s.Off++
+	}
+	if right {
+		s.Right++
+	}
+	if flag {
+		s.Flagged++
+	}
+	if off && flag {
+		s.OffFlag++
+	}
+	if right && !flag {
+		s.RightKept++
+	}
+	if dur < 0.04-slack && goldDur >= 0.04-slack {
+		s.Collapsed++
+	}
+	bin := &s.Bins[min(ReliabilityBins-1, max(0, int(conf*ReliabilityBins)))]
+	bin.Words++
+	if right {
+		bin.Within50++
+	}
+	if err <= 0.1+slack {
+		bin.Within100++
 	}
 }
 
@@ -145,11 +178,16 @@ func (s *WordStats) Merge(o WordStats) {
 	s.OffFlag += o.OffFlag
 	s.RightKept += o.RightKept
 	s.Collapsed += o.Collapsed
+	for i, b := range o.Bins {
+		s.Bins[i].Words += b.Words
+		s.Bins[i].Within50 += b.Within50
+		s.Bins[i].Within100 += b.Within100
+	}
 }
 
 // Precision is the share of flagged words that are off, Recall the share
 // of off words that are flagged, Kept the share of right words that are
-// not flagged, CollapsedShare the share of words under 40 ms; each is NaN
+// not flagged, CollapsedShare the share of collapsed words; each is NaN
 // without words to count.
 func (s WordStats) Precision() float64      { return ratio(s.OffFlag, s.Flagged) }
 func (s WordStats) Recall() float64         { return ratio(s.OffFlag, s.Off) }

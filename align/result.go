@@ -42,6 +42,10 @@ type Word struct {
 	Confidence float64 `json:"confidence"`
 	Status     string  `json:"status"`
 	Chars      []Char  `json:"chars"`
+	// Evidence is what Confidence was computed from (see Calibrate); nil
+	// for a word whose confidence was not calibrated (interpolated, or
+	// aligned without a CTC segmentation). Not part of any export format.
+	Evidence *Evidence `json:"-"`
 }
 
 // Result is the alignment of one audio file: its path, its duration in

@@ -37,8 +37,12 @@ type Options struct {
 	// over the same encoder frames (CTCSegment): a word whose attention
 	// confidence is below MinConfidence takes its times from it instead of
 	// being interpolated, when the segmentation placed it (see
-	// FromSegmentation).
+	// FromSegmentation), and every word placed gets its confidence from
+	// Calibration (see Calibrate).
 	Seg *Segmentation
+	// Calibration maps a word's evidence to its confidence when Seg is set;
+	// nil means DefaultCalibration.
+	Calibration *Calibration
 }
 
 // DefaultOptions returns heed's alignment options: DefaultPathOptions,
@@ -55,7 +59,11 @@ func DefaultOptions() Options {
 //
 // Steps: MonotonicPath gives each character a span; SpokenWords groups them
 // into words with confidences; words below opts.MinConfidence are
-// interpolated; TokenWords maps spoken words back to tokens. When no path
+// interpolated (or, with opts.Seg, take the CTC segmentation's times); the
+// words placed get their final confidence (with opts.Seg: Calibrate;
+// without: the attention confidence) and are StatusAligned when it reaches
+// FlagConfidence, else StatusUncertain; TokenWords maps spoken words back
+// to tokens. When no path
 // exists (more characters than upsampled frames) every word is
 // interpolated over the whole audio. It returns an error when len(att) !=
 // L*T or opts.FrameSec <= 0.
@@ -81,6 +89,10 @@ func AlignText(txt *normalize.Text, att []float32, T int, opts Options) ([]Word,
 	}
 	fineSec := opts.FrameSec / float64(opts.Path.upsample())
 	spoken := SpokenWords(chars, spans, conf, fineSec)
+	ev := make([]Evidence, len(spoken)) // attention support, before anything replaces it
+	for k := range ev {
+		ev[k].Attention = spoken[k].Confidence
+	}
 	if spans != nil && opts.Offset != 0 {
 		shift(spoken, opts.Offset, float64(T)*opts.FrameSec)
 	}
@@ -96,53 +108,36 @@ func AlignText(txt *normalize.Text, att []float32, T int, opts Options) ([]Word,
 		hugEdges(spoken, txt)
 	}
 	if opts.Seg != nil {
-		Calibrate(spoken, chars, opts.Seg, opts.FrameSec, opts.Offset)
+		measureEvidence(ev, spoken, chars, opts.Seg, opts.FrameSec, opts.Offset)
 	}
 	if opts.Samples != nil && opts.Rate > 0 {
+		before := make([][2]float64, len(spoken))
+		for k, w := range spoken {
+			before[k] = [2]float64{w.Start, w.End}
+		}
 		Refine(spoken, opts.Samples, opts.Rate)
+		contrast := levelContrast(opts.Samples, opts.Rate)
+		for k, w := range spoken {
+			ev[k].Moved = math.Max(math.Abs(w.Start-before[k][0]), math.Abs(w.End-before[k][1]))
+			ev[k].Contrast = contrast
+		}
+	}
+	if opts.Seg != nil {
+		c := DefaultCalibration()
+		if opts.Calibration != nil {
+			c = *opts.Calibration
+		}
+		Calibrate(spoken, ev, c)
+	} else {
+		for i := range spoken {
+			if spoken[i].Status == StatusAligned && spoken[i].Confidence < FlagConfidence {
+				spoken[i].Status = StatusUncertain
+			}
+		}
 	}
 	Interpolate(spoken, opts.MinConfidence, 0, float64(T)*opts.FrameSec)
 	return TokenWords(txt, spoken), nil
 }
-
-// Calibrate turns the attention confidence of every StatusAligned spoken
-// word (one per word of chars) into heed's word confidence, using the CTC
-// segmentation seg of the same frames (frameSec seconds, times plus
-// offset): the geometric mean of the attention confidence and seg's
-// confidence for the word (0 if seg left it out), times
-// exp(-(d-0.1 s)/0.1 s) when the word's start or end lies d > 0.1 s from
-// where seg put it. A word whose confidence falls below FlagConfidence
-// becomes StatusUncertain, keeping its times.
-func Calibrate(spoken []Word, chars string, seg *Segmentation, frameSec, offset float64) {
-	ranges := wordRanges(chars)
-	if len(ranges) != len(spoken) || len(seg.Placed) != len(spoken) {
-		panic("align: Calibrate size mismatch")
-	}
-	at := func(f int) float64 { return math.Max(0, float64(f)*frameSec+offset) }
-	for k, r := range ranges {
-		w := &spoken[k]
-		if w.Status != StatusAligned {
-			continue
-		}
-		c := 0.0
-		if seg.Placed[k] {
-			c = math.Sqrt(w.Confidence * seg.Conf[k])
-			d := math.Max(math.Abs(w.Start-at(seg.Spans[r[0]].Start)), math.Abs(w.End-at(seg.Spans[r[1]-1].End)))
-			if d > agreeSec {
-				c *= math.Exp(-(d - agreeSec) / agreeSec)
-			}
-		}
-		w.Confidence = math.Min(math.Max(c, 0), 1)
-		if w.Confidence < FlagConfidence {
-			w.Status = StatusUncertain
-		}
-	}
-}
-
-// agreeSec is how far (seconds) the attention path and the CTC
-// segmentation may place a word's edges apart before Calibrate lowers its
-// confidence.
-const agreeSec = 0.1
 
 // FromSegmentation gives every spoken word (one per word of chars) that is
 // StatusInterpolated the times the CTC segmentation seg gave it (encoder
@@ -442,10 +437,12 @@ func Interpolate(words []Word, minConf, start, end float64) {
 // TokenWords maps spoken words (one per word of txt.Words(), as from
 // SpokenWords) back to the tokens of txt: one Word per token, spelled
 // exactly as the token (Token.Orig), with the reading aligned in Spoken
-// when it has variants or is not its written letters. A token with several spoken words
-// starts at the first and ends at the last; its confidence is their mean,
-// its Chars their characters, and it is StatusAligned only if all of them
-// are (else StatusInterpolated if one of them is, else StatusUncertain). A token without spoken words ("—") gets zero length at the end of
+// when it has variants or is not its written letters. A token with several
+// spoken words starts at the first and ends at the last; its confidence and
+// Evidence are those of the least confident of them (the token is placed
+// right only if all of them are), its Chars their characters, and it is
+// StatusAligned only if all of them are (else StatusInterpolated if one of
+// them is, else StatusUncertain). A token without spoken words ("—") gets zero length at the end of
 // the previous token (or the start of the next one), confidence 0 and
 // StatusInterpolated. It panics if len(spoken) != len(txt.Words()).
 func TokenWords(txt *normalize.Text, spoken []Word) []Word {
@@ -460,8 +457,11 @@ func TokenWords(txt *normalize.Text, spoken []Word) []Word {
 		if len(ws) > 0 {
 			w.Start, w.End = ws[0].Start, ws[len(ws)-1].End
 			w.Status = StatusAligned
+			w.Confidence, w.Evidence = ws[0].Confidence, ws[0].Evidence
 			for _, s := range ws {
-				w.Confidence += s.Confidence / float64(len(ws))
+				if s.Confidence < w.Confidence {
+					w.Confidence, w.Evidence = s.Confidence, s.Evidence
+				}
 				w.Chars = append(w.Chars, s.Chars...)
 				switch {
 				case s.Status == StatusInterpolated:

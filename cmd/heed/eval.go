@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"text/tabwriter"
@@ -33,12 +34,16 @@ words are then the written tokens), else its "text".
   heed eval asr MANIFEST...    character and word error rates, per source
   heed eval align MANIFEST...  word boundary errors (start and end, absolute):
                                mean, median, 90th percentile and the share
-                               within 20, 50 and 100 ms, per source; the
-                               share of collapsed words (under 40 ms); and
-                               the flag (status not "aligned" or confidence
-                               under 0.5): its precision and recall for words
+                               within 20, 50 and 100 ms, per source; and
+                               the flag (confidence under 0.5, which the
+                               aligner gives exactly the words that are not
+                               "aligned"): its precision and recall for words
                                more than 100 ms off, and the share of words
-                               within 50 ms it leaves unflagged
+                               within 50 ms it leaves unflagged; the share of
+                               collapsed words (under 40 ms where the gold
+                               word is not); with --reliability PNG, a
+                               reliability diagram: per confidence bin, the
+                               share of words within 50 and 100 ms
 
 Utterances are decoded in parallel on --jobs goroutines. --json prints one
 JSON object per manifest and source instead of a table.`,
@@ -58,6 +63,7 @@ JSON object per manifest and source instead of a table.`,
 			variants := fs.Bool("variants", true, "let the audio choose among a token's readings (align)")
 			priorMargin := fs.Float64("align-prior-margin", math.NaN(), "encoder frames a character may stray from its word's CTC segment at no cost (align; default: the aligner's)")
 			priorSlope := fs.Float64("align-prior-slope", math.NaN(), "cost per encoder frame beyond the margin (align; 0: no CTC segment prior; default: the aligner's)")
+			reliability := fs.String("reliability", "", "also draw a reliability diagram of the word confidences (one line per manifest) to this PNG (align)")
 			return func(ctx context.Context, e *env, args []string) error {
 				if len(args) < 2 || (args[0] != "asr" && args[0] != "align") {
 					return usagef("want asr or align and at least one MANIFEST")
@@ -67,6 +73,9 @@ JSON object per manifest and source instead of a table.`,
 				}
 				if *limit < 0 {
 					return usagef("--limit must be at least 0")
+				}
+				if *reliability != "" && args[0] != "align" {
+					return usagef("--reliability is for heed eval align")
 				}
 				if err := checkDecodeFlags(dec); err != nil {
 					return err
@@ -112,6 +121,19 @@ JSON object per manifest and source instead of a table.`,
 					}
 					rows = append(rows, r...)
 				}
+				if *reliability != "" {
+					var names []string
+					var stats []align.WordStats
+					for _, r := range rows {
+						if r.WordStats != nil && (r.Source == "all" || !hasAllRow(rows, r.Manifest)) {
+							names = append(names, filepath.Base(r.Manifest))
+							stats = append(stats, *r.WordStats)
+						}
+					}
+					if err := align.PlotReliability(*reliability, names, stats); err != nil {
+						return fileErr(*reliability, err)
+					}
+				}
 				return printEval(e.Stdout, args[0], rows, *asJSON)
 			}
 		},
@@ -131,9 +153,10 @@ type evalRow struct {
 	// Alignment.
 	Boundaries *align.BoundaryStats `json:"boundaries,omitempty"`
 	Bias       float64              `json:"bias,omitempty"` // mean signed boundary error (heed - gold), seconds
-	// Words counts what the flag (status not aligned, or confidence under
-	// 0.5) says about words more than 100 ms off and within 50 ms, and the
-	// collapsed words (under 40 ms).
+	// WordStats counts what the flag (confidence under 0.5) says about
+	// words more than 100 ms off and within 50 ms, the collapsed words
+	// (under 40 ms where the gold word is not) and the words per confidence
+	// bin (reliability).
 	WordStats *align.WordStats `json:"word_stats,omitempty"`
 }
 
@@ -250,6 +273,16 @@ func evalAlign(ctx context.Context, a *align.Aligner, path string, utts []corpus
 		rows = append(rows, evalRow{Manifest: path, Source: src, Utts: nBy[src], Boundaries: &st, Bias: biasBy[src] / float64(max(1, st.N)), WordStats: wsBy[src]})
 	}
 	return rows, nil
+}
+
+// hasAllRow reports whether rows hold an "all" row for manifest.
+func hasAllRow(rows []evalRow, manifest string) bool {
+	for _, r := range rows {
+		if r.Manifest == manifest && r.Source == "all" {
+			return true
+		}
+	}
+	return false
 }
 
 // sourceKeys returns the report rows an utterance of source src counts in:

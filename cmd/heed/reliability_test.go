@@ -38,6 +38,7 @@ func TestFlagValues(t *testing.T) {
 	add("stream rate 0", []string{"stream", "--input", "s16le", "--rate", "0"}, "--rate")
 	add("eval beam 0", []string{"eval", "asr", "--beam", "0", "m.jsonl"}, "--beam")
 	add("eval limit -1", []string{"eval", "asr", "--limit", "-1", "m.jsonl"}, "--limit")
+	add("eval asr reliability", []string{"eval", "asr", "--reliability", "r.png", "m.jsonl"}, "--reliability is for heed eval align")
 	add("eval align-offset inf", []string{"eval", "align", "--align-offset", "inf", "m.jsonl"}, "--align-offset")
 	add("lm weight nan", []string{"lm", "--model", "m.heed", "--out", "o.heed", "--weight", "nan", "t.txt"}, "--weight")
 	train := []string{"train", "--out", "d", "--train", "m.jsonl"}

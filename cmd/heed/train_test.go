@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	stdpng "image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -372,6 +373,39 @@ func TestEval(t *testing.T) {
 			t.Errorf("all row %+v, want 3 utterances and 8 boundaries", rows[0])
 		} else if !(b.Mean >= 0 && b.Median >= 0 && b.P90 >= b.Median && b.Within20 <= b.Within50 && b.Within50 <= b.Within100 && b.Within100 <= 1) {
 			t.Errorf("inconsistent boundary statistics %+v", *b)
+		}
+	})
+
+	t.Run("align reliability", func(t *testing.T) {
+		png := filepath.Join(t.TempDir(), "rel.png")
+		r := heed(t, "", "eval", "align", "--model", mod, "--json", "--reliability", png, m)
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		rows := evalRows(t, r.stdout)
+		for _, row := range rows {
+			ws := row.WordStats
+			if ws == nil {
+				t.Fatalf("row %+v has no word_stats", row)
+			}
+			n := 0
+			for _, b := range ws.Bins {
+				n += b.Words
+				if b.Within50 > b.Within100 || b.Within100 > b.Words {
+					t.Errorf("row %s: bin %+v inconsistent", row.Source, b)
+				}
+			}
+			if n != ws.Words || ws.Words != 4 && row.Source == "all" {
+				t.Errorf("row %s: bins hold %d words, word_stats %d (want 4 in all)", row.Source, n, ws.Words)
+			}
+		}
+		f, err := os.Open(png)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if cfg, err := stdpng.DecodeConfig(f); err != nil || cfg.Width < 100 || cfg.Height < 100 {
+			t.Errorf("--reliability wrote no usable PNG: %v, %+v", err, cfg)
 		}
 	})
 
