@@ -163,8 +163,9 @@ func (b *BatchStepper[F]) attend(a, ctx, ws []F, lo, hi int) {
 	b.th, b.e, b.f = grow(b.th, rows*A), grow(b.e, rows), grow(b.f, rows*nf)
 	th, e, f := b.th, b.e, b.f
 	// pre_j = W s + (V h_j + b) + U f_j; Th = tanh(pre).
+	copy(th, enc.Vhb[lo*A:(hi+1)*A])
 	for j := 0; j < rows; j++ {
-		kern.Add(th[j*A:(j+1)*A], enc.Vhb[(lo+j)*A:(lo+j+1)*A], ws)
+		kern.Axpy(th[j*A:(j+1)*A], 1, ws)
 	}
 	// f_j = Σ_t a[t] filters[:, t-j+K/2] over the frames t that matter:
 	// frame t adds a[t]·filtR to rows t-K/2..t+K/2, which lie next to each
