@@ -30,8 +30,10 @@
 // best finished one: the att, CTC and LM terms never increase as a
 // hypothesis grows, so with β = 0 that is when the best finished score is at
 // least the best live score, and with β > 0 when it is at least the best live
-// score plus β times the labels still allowed. At MaxLen labels every live
-// hypothesis is ended with EOS.
+// score plus β times the labels still allowed. Before that, each live
+// hypothesis that can no longer beat the best finished one by this bound
+// leaves the beam (see dropHopeless: the best hypothesis stays the same).
+// At MaxLen labels every live hypothesis is ended with EOS.
 //
 // # Complexity
 //
