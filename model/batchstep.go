@@ -13,10 +13,11 @@ import (
 // product, which is where a beam's time goes (the GRU's two matrices, the
 // attention query and the output layer).
 //
-// The attention is the same as Step's, computed sparsely. The location term
-// U f_j = U Conv(a_{i-1})_j is linear in a_{i-1}, so with L = U·filters,
-// (K, A) after transposition, it is Σ_w L_w a_{i-1}[j+w-K/2]: only frames
-// where a_{i-1} is not negligible contribute. Likewise only frames with a
+// The attention is the same as Step's, computed sparsely. The location
+// features f_j = Conv(a_{i-1})_j are linear in a_{i-1}: only frames where
+// a_{i-1} is not negligible contribute, each adding a_{i-1}[t] times the
+// reversed filters to the K rows around it, and U f_j is then one small
+// product over the rows those reach. Likewise only frames with a
 // non-negligible a_i contribute to the context. Negligible means: the
 // smallest weights, grouped by binary exponent, whose sum is at most
 // SparseMass. Each sum then changes by at most SparseMass times its largest
@@ -36,11 +37,11 @@ type BatchStepper[F kern.Float] struct {
 	// non-zero weight.
 	SparseMass float64
 
-	loc []F // (K, A) L = (U·filters)ᵀ: row w is the location term of tap w
+	filtR []F // (K, nf) the location filters reversed: filtR[r][k] = filters[k][K-1-r]
 	// Weights packed once (kern.Packed, as x·wᵀ) for the products: the GRU's
-	// W_ih restricted to the context inputs and W_hh, attention W, output
-	// W_o and W_out.
-	wic, whh, attW, outWo, outW kern.Packed[F]
+	// W_ih restricted to the context inputs and W_hh, attention W and U,
+	// output W_o and W_out.
+	wic, whh, attW, attU, outWo, outW kern.Packed[F]
 	// gxTok (V, 3D): the embedding's part of the GRU input, per token:
 	// W_ih[:, :E]·Emb(y) + b_ih.
 	gxTok []F
@@ -49,22 +50,20 @@ type BatchStepper[F kern.Float] struct {
 	c, sPrev, gx, gh, s []F // (n, 2H), (n, D), (n, 3D), (n, 3D), (n, D)
 	rzn, ghn, pre       []F // (3D), (D), (3D) one GRU cell
 	ws, z, o            []F // (n, A), (n, D+2H), (n, D)
-	th, e               []F // (rows, A), (rows)
+	th, e, f            []F // (rows, A), (rows), (rows, nf)
 }
 
 // NewBatchStepper returns a stepper for enc.
 func (m *Net[F]) NewBatchStepper(enc *EncOutput[F]) *BatchStepper[F] {
 	cfg := &m.Cfg
 	A, nf, K := cfg.AttDim, cfg.ConvFilters, cfg.ConvWidth
-	b := &BatchStepper[F]{net: m, enc: enc, SparseMass: DefaultSparseMass, loc: make([]F, K*A)}
-	// loc[w][a] = Σ_k U[a][k] filt[k][w]: (K, nf)·(nf, A) with filtᵀ and Uᵀ.
-	filtT := make([]F, K*nf)
+	b := &BatchStepper[F]{net: m, enc: enc, SparseMass: DefaultSparseMass, filtR: make([]F, K*nf)}
 	for k := 0; k < nf; k++ {
 		for w := 0; w < K; w++ {
-			filtT[w*nf+k] = m.P.AttConv[k*K+w]
+			b.filtR[(K-1-w)*nf+k] = m.P.AttConv[k*K+w]
 		}
 	}
-	kern.MatMulNT(b.loc, filtT, m.P.AttU, K, nf, A, false)
+	b.attU.PackNT(m.P.AttU, A, nf)
 	E, D, H2, V := cfg.EmbedDim, cfg.DecHidden, cfg.EncDim(), cfg.V()
 	g := &m.P.DecGRU
 	wic := make([]F, 3*D*H2)
@@ -158,41 +157,80 @@ func (b *BatchStepper[F]) Step(sts []*DecoderState[F], prev []int, logp []F) {
 func (b *BatchStepper[F]) attend(a, ctx, ws []F, lo, hi int) {
 	cfg := &b.net.Cfg
 	enc := b.enc
-	T, A, K, H2 := enc.T, cfg.AttDim, cfg.ConvWidth, cfg.EncDim()
+	T, A, K, nf, H2 := enc.T, cfg.AttDim, cfg.ConvWidth, cfg.ConvFilters, cfg.EncDim()
 	half, rows := K/2, hi-lo+1
 
-	b.th, b.e = grow(b.th, rows*A), grow(b.e, rows)
-	th, e := b.th, b.e
-	// pre_j = W s + (V h_j + b) + Σ_w L_w a[j+w-K/2]; Th = tanh(pre).
+	b.th, b.e, b.f = grow(b.th, rows*A), grow(b.e, rows), grow(b.f, rows*nf)
+	th, e, f := b.th, b.e, b.f
+	// pre_j = W s + (V h_j + b) + U f_j; Th = tanh(pre).
 	copy(th, enc.Vhb[lo*A:(hi+1)*A])
 	for j := 0; j < rows; j++ {
 		kern.Axpy(th[j*A:(j+1)*A], 1, ws)
 	}
+	// f_j = Σ_t a[t] filters[:, t-j+K/2] over the frames t that matter:
+	// frame t adds a[t]·filtR to rows t-K/2..t+K/2, which lie next to each
+	// other in f. r0..r1 are the rows reached.
 	eps := b.threshold(a[:T])
+	r0, r1 := rows, -1
 	for t, v := range a[:T] {
-		if v == 0 || v < eps {
+		if v == 0 || v < eps || t+half < lo || t-half > hi {
 			continue
 		}
-
-		// Frame t is tap w of row j = t - w + K/2.
-		for w := max(0, t+half-hi); w < K && t-w+half >= lo; w++ {
-			j := t - w + half - lo
-			kern.Axpy(th[j*A:(j+1)*A], v, b.loc[w*A:(w+1)*A])
+		j0, j1 := max(lo, t-half), min(hi, t+half) // rows reached, in frames
+		if r0 > r1 {
+			r0, r1 = j0-lo, j1-lo
+			clear(f[r0*nf : (r1+1)*nf])
 		}
+		// Rows not yet in r0..r1 start from zero.
+		if j0-lo < r0 {
+			clear(f[(j0-lo)*nf : r0*nf])
+			r0 = j0 - lo
+		}
+		if j1-lo > r1 {
+			clear(f[(r1+1)*nf : (j1-lo+1)*nf])
+			r1 = j1 - lo
+		}
+		g := b.filtR[(j0-(t-half))*nf : (j1-(t-half)+1)*nf]
+		kern.Axpy(f[(j0-lo)*nf:(j1-lo+1)*nf], v, g)
 	}
-	kern.Tanh(th, th)
+	if r0 <= r1 {
+		kern.MatMulPacked(th[r0*A:(r1+1)*A], f[r0*nf:(r1+1)*nf], &b.attU, r1-r0+1, true)
+	}
+	// The energies sum A tanh values each, so the fast tanh's absolute
+	// error (5e-7 against 3e-8) stays far below what moves a weight.
+	kern.TanhFast(th, th)
 	// e_j = w · Th_j; a = softmax(e) on the window.
 	kern.MatMulNT(e, th, b.net.P.AttVec, rows, A, 1, false)
 	clear(a[:T])
-	softmax(a[lo:hi+1], e)
+	softmaxVec(a[lo:hi+1], e)
 	// ctx = Σ_j a_j h_j over the frames that matter.
 	clear(ctx[:H2])
 	eps = b.threshold(a[lo : hi+1])
 	for j := lo; j <= hi; j++ {
 		if a[j] >= eps && a[j] > 0 {
-
 			kern.Axpy(ctx[:H2], a[j], enc.H[j*H2:(j+1)*H2])
 		}
+	}
+}
+
+// softmaxVec is softmax with the exponentials from kern.Exp: dst =
+// softmax(x), x (n) overwritten.
+func softmaxVec[F kern.Float](dst, x []F) {
+	m := x[0]
+	for _, v := range x {
+		m = max(m, v)
+	}
+	for i := range x {
+		x[i] -= m
+	}
+	kern.Exp(x, x)
+	var s float64
+	for _, v := range x {
+		s += float64(v)
+	}
+	inv := 1 / s
+	for i, v := range x {
+		dst[i] = F(float64(v) * inv)
 	}
 }
 

@@ -53,6 +53,8 @@ type Bundle struct {
 	lmOnce sync.Once
 	lmLoad func() (*charlm.Model, error) // reads the file's LM; nil: none
 	lmErr  error
+
+	fbanks sync.Pool // *features.Fbank for Meta.Features, reused by Features
 }
 
 // LanguageModel returns the bundle's character language model, nil when it

@@ -78,8 +78,6 @@ func Transcribe(a *align.Aligner, samples []float32, dec model.DecodeOptions, ti
 // TranscribeContext is Transcribe that stops soon (within a decoder step of
 // each segment being decoded) after ctx is done, returning ctx.Err().
 func TranscribeContext(ctx context.Context, a *align.Aligner, samples []float32, dec model.DecodeOptions, timed bool, jobs int) (string, []align.Word, error) {
-	segs := make(chan Segment, jobs)
-	go Segments(a.Model, samples, segs)
 	if len(samples) <= wholeMax*Rate {
 		// A short recording is decoded whole when the endpointer found
 		// any speech in it, or when its level rises and falls as speech
@@ -87,16 +85,16 @@ func TranscribeContext(ctx context.Context, a *align.Aligner, samples []float32,
 		// endpointer can miss): the speech decision only says whether
 		// there is something to decode, so that a quiet or unfamiliar voice
 		// loses no words at the edges of a segment and nothing that the
-		// CTC head heard poorly is thrown away.
-		found := false
-		for range segs {
-			found = true
-		}
-		if !found && !voiced(samples) {
+		// CTC head heard poorly is thrown away. voiced costs a pass over
+		// the samples and the endpointer an encoding of the whole
+		// recording, so the endpointer runs only when voiced says no.
+		if !voiced(samples) && !hasSpeech(a.Model, samples) {
 			return "", nil, nil
 		}
 		return a.TranscribeContext(ctx, samples, dec, timed)
 	}
+	segs := make(chan Segment, jobs)
+	go Segments(a.Model, samples, segs)
 	type job struct {
 		i   int
 		seg Segment
@@ -157,6 +155,18 @@ func TranscribeContext(ctx context.Context, a *align.Aligner, samples []float32,
 		}
 	}
 	return strings.Join(texts, " "), words, nil
+}
+
+// hasSpeech reports whether the endpointer finds any segment of speech in
+// samples (16 kHz mono, a whole recording).
+func hasSpeech(b *model.Bundle, samples []float32) bool {
+	segs := make(chan Segment, 1)
+	go Segments(b, samples, segs)
+	found := false
+	for range segs {
+		found = true
+	}
+	return found
 }
 
 // maxDisagree is the largest share of a segment's transcript that may

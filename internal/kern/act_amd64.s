@@ -231,3 +231,84 @@ tanhloop:
 tanhdone:
 	VZEROUPPER
 	RET
+
+// Fast float32 tanh (tanhFastAsm): the rational approximation of tanhf32
+// in act.go, eight lanes in float32 with FMA. One float32 constant each,
+// broadcast.
+DATA tfClamp<>+0(SB)/4, $0x40fcf84f // 7.905311107635498
+GLOBL tfClamp<>(SB), RODATA|NOPTR, $4
+DATA tfNegClamp<>+0(SB)/4, $0xc0fcf84f // -7.905311107635498
+GLOBL tfNegClamp<>(SB), RODATA|NOPTR, $4
+DATA tfA1<>+0(SB)/4, $0x3ba059dc // 0.00489352455891786
+GLOBL tfA1<>(SB), RODATA|NOPTR, $4
+DATA tfA3<>+0(SB)/4, $0x3a270ded // 0.000637261928875436
+GLOBL tfA3<>(SB), RODATA|NOPTR, $4
+DATA tfA5<>+0(SB)/4, $0x3779434a // 1.48572235717979e-05
+GLOBL tfA5<>(SB), RODATA|NOPTR, $4
+DATA tfA7<>+0(SB)/4, $0x335c0041 // 5.12229709037114e-08
+GLOBL tfA7<>(SB), RODATA|NOPTR, $4
+DATA tfA9<>+0(SB)/4, $0xaebd37ff // -8.60467152213735e-11
+GLOBL tfA9<>(SB), RODATA|NOPTR, $4
+DATA tfA11<>+0(SB)/4, $0x2a61337e // 2.00018790482477e-13
+GLOBL tfA11<>(SB), RODATA|NOPTR, $4
+DATA tfA13<>+0(SB)/4, $0xa59f25c0 // -2.76076847742355e-16
+GLOBL tfA13<>(SB), RODATA|NOPTR, $4
+DATA tfB0<>+0(SB)/4, $0x3ba059dd // 0.00489352518554385
+GLOBL tfB0<>(SB), RODATA|NOPTR, $4
+DATA tfB2<>+0(SB)/4, $0x3b14aa05 // 0.002268434632439
+GLOBL tfB2<>(SB), RODATA|NOPTR, $4
+DATA tfB4<>+0(SB)/4, $0x38f895d6 // 0.000118534705686654
+GLOBL tfB4<>(SB), RODATA|NOPTR, $4
+DATA tfB6<>+0(SB)/4, $0x35a0d3d8 // 1.19825839466702e-06
+GLOBL tfB6<>(SB), RODATA|NOPTR, $4
+
+// func tanhFastAsm(n int, x, dst *float32)
+TEXT ·tanhFastAsm(SB), NOSPLIT, $0-24
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ dst+16(FP), DI
+	VBROADCASTSS tfClamp<>(SB), Y14
+	VBROADCASTSS tfNegClamp<>(SB), Y15
+	VBROADCASTSS tfA13<>(SB), Y8
+	VBROADCASTSS tfA11<>(SB), Y9
+	VBROADCASTSS tfA9<>(SB), Y10
+	VBROADCASTSS tfA7<>(SB), Y11
+	VBROADCASTSS tfB6<>(SB), Y12
+	VBROADCASTSS tfB4<>(SB), Y13
+	SHRQ $3, CX
+	JEQ  tfdone
+
+tfloop:
+	VMOVUPS (SI), Y0
+	VMINPS  Y0, Y14, Y1 // min(c, x); NaN stays NaN
+	VMAXPS  Y1, Y15, Y1 // x clamped to [-c, c]
+	VMULPS  Y1, Y1, Y2  // x²
+	// p = x·(a1 + x²(a3 + x²(a5 + x²(a7 + x²(a9 + x²(a11 + x² a13))))))
+	VMOVAPS     Y8, Y3
+	VFMADD213PS Y9, Y2, Y3
+	VFMADD213PS Y10, Y2, Y3
+	VFMADD213PS Y11, Y2, Y3
+	VBROADCASTSS tfA5<>(SB), Y4
+	VFMADD213PS Y4, Y2, Y3
+	VBROADCASTSS tfA3<>(SB), Y4
+	VFMADD213PS Y4, Y2, Y3
+	VBROADCASTSS tfA1<>(SB), Y4
+	VFMADD213PS Y4, Y2, Y3
+	VMULPS      Y1, Y3, Y3
+	// q = b0 + x²(b2 + x²(b4 + x² b6))
+	VMOVAPS     Y12, Y5
+	VFMADD213PS Y13, Y2, Y5
+	VBROADCASTSS tfB2<>(SB), Y4
+	VFMADD213PS Y4, Y2, Y5
+	VBROADCASTSS tfB0<>(SB), Y4
+	VFMADD213PS Y4, Y2, Y5
+	VDIVPS      Y5, Y3, Y3 // p/q
+	VMOVUPS     Y3, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ  tfloop
+
+tfdone:
+	VZEROUPPER
+	RET

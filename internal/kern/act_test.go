@@ -59,6 +59,11 @@ func TestActivationAccuracy(t *testing.T) {
 		{"tanh", func(im *impl32) func(dst, x []float32) { return im.tanh }, math.Tanh, -20, 20, 1, 1.2e-7, 0},
 		{"tanh/small", func(im *impl32) func(dst, x []float32) { return im.tanh }, math.Tanh, -1e-3, 1e-3, 1, 1.2e-7, 1e-45},
 		{"tanh/far", func(im *impl32) func(dst, x []float32) { return im.tanh }, math.Tanh, -1e4, 1e4, 1, 1.2e-7, 0},
+		// TanhFast: an absolute bound (near ±1 that is several ulps), and
+		// a few ulps near 0.
+		{"tanhFast", func(im *impl32) func(dst, x []float32) { return im.tanhFast }, math.Tanh, -20, 20, math.Inf(1), 5e-7, 0},
+		{"tanhFast/small", func(im *impl32) func(dst, x []float32) { return im.tanhFast }, math.Tanh, -0.5, 0.5, 5, 5e-7, 1e-45},
+		{"tanhFast/far", func(im *impl32) func(dst, x []float32) { return im.tanhFast }, math.Tanh, -1e4, 1e4, math.Inf(1), 5e-7, 0},
 	}
 	for _, im := range impls {
 		for _, tc := range tests {
@@ -128,6 +133,9 @@ func TestActivationSpecial(t *testing.T) {
 		{"tanh(+Inf)", func(im *impl32) func(dst, x []float32) { return im.tanh }, inf, 1},
 		{"tanh(-Inf)", func(im *impl32) func(dst, x []float32) { return im.tanh }, -inf, -1},
 		{"tanh(NaN)", func(im *impl32) func(dst, x []float32) { return im.tanh }, nan, nan},
+		{"tanhFast(0)", func(im *impl32) func(dst, x []float32) { return im.tanhFast }, 0, 0},
+		{"tanhFast(-0)", func(im *impl32) func(dst, x []float32) { return im.tanhFast }, negZero, negZero},
+		{"tanhFast(NaN)", func(im *impl32) func(dst, x []float32) { return im.tanhFast }, nan, nan},
 	}
 	for _, im := range impls {
 		for _, tc := range tests {
@@ -164,6 +172,7 @@ func TestActivationInPlace(t *testing.T) {
 		ref  func(float64) float64
 	}{
 		{"Tanh", Tanh[float32], Tanh[float64], math.Tanh},
+		{"TanhFast", TanhFast[float32], TanhFast[float64], math.Tanh},
 		{"Exp", Exp[float32], Exp[float64], math.Exp},
 		{"Sigmoid", Sigmoid[float32], Sigmoid[float64], func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }},
 		{"Log", Log[float32], Log[float64], math.Log},

@@ -36,6 +36,8 @@ type impl32 struct {
 	// exp, sigmoid and tanh are the element-wise activations over len(x)
 	// (len(dst) == len(x)).
 	exp, sigmoid, tanh func(dst, x []float32)
+	// tanhFast is TanhFast's float32 kernel over len(x).
+	tanhFast func(dst, x []float32)
 }
 
 // implGo is the portable float32 implementation; it exists on every
@@ -50,9 +52,10 @@ var implGo = &impl32{
 	dot:   dotGo,
 	axpy:  axpyGo,
 
-	exp:     expGo,
-	sigmoid: sigmoidGo,
-	tanh:    tanhGo,
+	exp:      expGo,
+	sigmoid:  sigmoidGo,
+	tanh:     tanhGo,
+	tanhFast: tanhFastGo,
 }
 
 // impls lists the implementations this CPU can run, slowest first; active

@@ -147,9 +147,10 @@ var implAVX2 = &impl32{
 	dot:   dotAVX2,
 	axpy:  axpyAVX2,
 
-	exp:     expAVX2,
-	sigmoid: sigmoidAVX2,
-	tanh:    tanhAVX2,
+	exp:      expAVX2,
+	sigmoid:  sigmoidAVX2,
+	tanh:     tanhAVX2,
+	tanhFast: tanhFastAVX2,
 }
 
 // implAVX512 adds AVX-512F: the 6×32 ZMM micro-kernel for the packed GEMM;
@@ -167,9 +168,10 @@ var implAVX512 = &impl32{
 	dot:   dotAVX2,
 	axpy:  axpyAVX2,
 
-	exp:     expAVX2,
-	sigmoid: sigmoidAVX2,
-	tanh:    tanhAVX2,
+	exp:      expAVX2,
+	sigmoid:  sigmoidAVX2,
+	tanh:     tanhAVX2,
+	tanhFast: tanhFastAVX2,
 }
 
 // init registers the assembly implementations the CPU (and OS) support and
@@ -196,6 +198,9 @@ func sigmoidAsm(n int, x, dst *float32)
 //go:noescape
 func tanhAsm(n int, x, dst *float32)
 
+//go:noescape
+func tanhFastAsm(n int, x, dst *float32)
+
 // vecAct runs the assembly activation on the multiple-of-4 prefix of x and
 // the scalar Go version (same formulas) on the rest.
 func vecAct(dst, x []float32, body func(n int, x, dst *float32), tail func(float32) float32) {
@@ -212,3 +217,15 @@ func vecAct(dst, x []float32, body func(n int, x, dst *float32), tail func(float
 func expAVX2(dst, x []float32)     { vecAct(dst, x, expAsm, exp32) }
 func sigmoidAVX2(dst, x []float32) { vecAct(dst, x, sigmoidAsm, sigmoid32) }
 func tanhAVX2(dst, x []float32)    { vecAct(dst, x, tanhAsm, tanh32) }
+
+// tanhFastAVX2 runs tanhFastAsm on the multiple-of-8 prefix of x.
+func tanhFastAVX2(dst, x []float32) {
+	dst = dst[:len(x)]
+	n := len(x) &^ 7
+	if n > 0 {
+		tanhFastAsm(n, &x[0], &dst[0])
+	}
+	for i := n; i < len(x); i++ {
+		dst[i] = tanhFast32(x[i])
+	}
+}

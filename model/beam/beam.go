@@ -30,8 +30,10 @@
 // best finished one: the att, CTC and LM terms never increase as a
 // hypothesis grows, so with β = 0 that is when the best finished score is at
 // least the best live score, and with β > 0 when it is at least the best live
-// score plus β times the labels still allowed. At MaxLen labels every live
-// hypothesis is ended with EOS.
+// score plus β times the labels still allowed. Before that, each live
+// hypothesis that can no longer beat the best finished one by this bound
+// leaves the beam (see dropHopeless: the best hypothesis stays the same).
+// At MaxLen labels every live hypothesis is ended with EOS.
 //
 // # Complexity
 //
@@ -367,6 +369,11 @@ func Search(start Decoder, ctcLogProbs []float32, T, V int, lm LM, opt Options) 
 			putState(h.ctcSt)
 		}
 		live = next
+		if len(finished) > 0 && pruneHopeless {
+			// Live hypotheses that cannot beat the best finished one
+			// leave the beam now: see hopeless.
+			live = dropHopeless(live, finished, beta, maxLen, putState)
+		}
 		if len(finished) > 0 && len(live) > 0 && !canImprove(live, finished, beta, maxLen) {
 			break
 		}
@@ -401,6 +408,42 @@ func canImprove(live, finished []*hyp, beta float64, maxLen int) bool {
 		}
 	}
 	return false
+}
+
+// pruneHopeless is false only in tests that check that dropping hopeless
+// live hypotheses leaves the best hypothesis unchanged.
+var pruneHopeless = true
+
+// dropHopeless returns live without the hypotheses that cannot reach a
+// score above the best finished one (whose bound, as in canImprove, is at
+// most it), in their order, handing their CTC states to release.
+//
+// This leaves the best hypothesis unchanged. The search is label-
+// synchronous: all live hypotheses have the same length, so their bounds
+// are ordered as their scores, and every candidate grown from a hopeless
+// one, ending or not, scores below every candidate that is not hopeless.
+// Hopeless ones are therefore only ever at the bottom of the beam and all
+// that descends from them stays below the best finished score; without
+// them the beam holds the same hypotheses that can still win. Lower
+// finished hypotheses may differ: some that hopeless ones crowded out of
+// the beam may finish instead. Steps shrink once the first hypothesis
+// ends, which is where the search used to go on at full width until the
+// last live one became hopeless.
+func dropHopeless(live, finished []*hyp, beta float64, maxLen int, release func(*CTCState)) []*hyp {
+	best := math.Inf(-1)
+	for _, h := range finished {
+		best = math.Max(best, h.score)
+	}
+	out := live[:0]
+	for _, h := range live {
+		if h.score+beta*float64(maxLen-len(h.tokens)) > best {
+			out = append(out, h)
+		} else {
+			release(h.ctcSt)
+		}
+	}
+	clear(live[len(out):])
+	return out
 }
 
 // ctcSlack covers rounding in the bound "a prefix's CTC score is at most

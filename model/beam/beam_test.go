@@ -704,3 +704,61 @@ func TestBatchDecoder(t *testing.T) {
 		t.Errorf("StepBatch called %d times for at most %d steps", calls, opt.MaxLen+1)
 	}
 }
+
+// TestDropHopelessKeepsBest checks on random searches that dropping the
+// live hypotheses that cannot beat the best finished one changes neither
+// the best hypothesis nor its scores, and that it saves decoder steps.
+func TestDropHopelessKeepsBest(t *testing.T) {
+	defer func() { pruneHopeless = true }()
+	rng := rand.New(rand.NewSource(22))
+	const T, V = 60, 12
+	var stepsAll, stepsPruned int
+	for trial := 0; trial < 60; trial++ {
+		target := make([]int, 3+rng.Intn(8))
+		for i := range target {
+			target[i] = 1 + rng.Intn(V-1)
+		}
+		var x []float32
+		if trial%2 == 0 {
+			x = peakedCTC(rng, target, T, V, 0, 1+4*rng.Float64())
+		} else {
+			x = randCTC(rng, T, V, 1+rng.Float64())
+		}
+		h := histDec{h: uint64(trial), v: V, eos: 0, eosBias: -1, temp: 1 + rng.Float64()}
+		lm := bigramLM{table: randTable(rng, V, V, 1), eos: 0}
+		opt := Options{Beam: 1 + rng.Intn(12), MaxLen: 4 + rng.Intn(12), EOS: 0,
+			CTCWeight: []float64{0, 0.2, 0.5, 1}[rng.Intn(4)], LMWeight: rng.Float64(), LengthBonus: []float64{0, 0.2, 0.5, 2}[rng.Intn(4)]}
+		var calls int
+		pruneHopeless = false
+		want := Search(hypCountDec{h, &calls}, x, T, V, lm, opt)
+		stepsAll += calls
+		calls = 0
+		pruneHopeless = true
+		got := Search(hypCountDec{h, &calls}, x, T, V, lm, opt)
+		stepsPruned += calls
+		if len(got) == 0 || len(want) == 0 {
+			if len(got) != len(want) {
+				t.Fatalf("trial %d %+v: %d hypotheses pruned, %d not", trial, opt, len(got), len(want))
+			}
+			continue
+		}
+		if !reflect.DeepEqual(got[0], want[0]) {
+			t.Fatalf("trial %d %+v:\npruned %+v\nall    %+v", trial, opt, got[0], want[0])
+		}
+	}
+	t.Logf("hypotheses stepped: %d pruned, %d without", stepsPruned, stepsAll)
+	if stepsPruned >= stepsAll {
+		t.Errorf("pruning stepped %d hypotheses, %d without", stepsPruned, stepsAll)
+	}
+}
+
+// hypCountDec is histDec that counts the hypotheses stepped.
+type hypCountDec struct {
+	histDec
+	n *int
+}
+
+func (d hypCountDec) Step(prev int, logp []float32) Decoder {
+	*d.n++
+	return hypCountDec{d.histDec.Step(prev, logp).(histDec), d.n}
+}
