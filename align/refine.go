@@ -38,7 +38,10 @@ const (
 //     meet the stretch the path gave to the space between them), the first
 //     word ends where the longest such pause begins and the second starts
 //     where it ends; otherwise both meet in the middle of the space's
-//     stretch;
+//     stretch, except in noisy audio (level contrast 25 dB or less) where
+//     the path gave the space 150 ms or more: that space is kept (the
+//     pause is there, but the noise breaks it into short quiet runs, and
+//     the longest of them may lie anywhere in it);
 //   - the first aligned word starts at its first loud frame from 60 ms
 //     before its start up to its middle (the path may give it the silence
 //     before it: nothing else can take it), and the last one ends after its
@@ -56,7 +59,8 @@ func Refine(words []Word, samples []float32, rate int) {
 	if fl < 1 || len(samples) < 2*fl {
 		return
 	}
-	quiet := quietFrames(samples, fl)
+	quiet, contrast := quietFrames(samples, fl)
+	noisy := contrast <= noisyContrast
 	n := len(quiet)
 	toF := func(t float64) int { return min(n, max(0, int(math.Round(t/refineFrameSec)))) }
 	toT := func(f int) float64 { return float64(f) * refineFrameSec }
@@ -107,6 +111,11 @@ func Refine(words []Word, samples []float32, rate int) {
 		// into a word stretched over it), else a short one near the space.
 		at, n := longestQuiet(quiet, toF(tail(a)), toF(head(b)), sp0, sp1)
 		if float64(n)*refineFrameSec < longPause {
+			if noisy && float64(sp1-sp0)*refineFrameSec >= longPause {
+				// The path gave the space a pause the energy does not
+				// show whole (noise): keep it.
+				continue
+			}
 			lo := toF(math.Max(a.End-pauseReach, mid(a)))
 			hi := toF(math.Min(b.Start+pauseReach, mid(b)))
 			at, n = longestQuiet(quiet, lo, hi, sp0, sp1)
@@ -167,18 +176,19 @@ func longestQuiet(quiet []bool, lo, hi, sp0, sp1 int) (at, n int) {
 // than floorMargin dB over the noise floor (10th-percentile level), where
 // floorMargin (see floorMargin) shrinks as the level contrast (loud minus
 // floor) falls: in noise a quiet consonant lies only a few dB over the floor,
-// and a wide margin would take it for a pause.
-func quietFrames(x []float32, fl int) []bool {
+// and a wide margin would take it for a pause. contrast is the level
+// contrast (dB).
+func quietFrames(x []float32, fl int) (quiet []bool, contrast float64) {
 	lv := frameLevels(x, fl)
 	sorted := append([]float64(nil), lv...)
 	sort.Float64s(sorted)
 	loud, floor := percentile(sorted, 0.99), percentile(sorted, 0.10)
 	thr := math.Max(loud-quietUnderLoud, floor+floorMargin(loud-floor))
-	out := make([]bool, len(lv))
+	quiet = make([]bool, len(lv))
 	for i, v := range lv {
-		out[i] = v < thr
+		quiet[i] = v < thr
 	}
-	return out
+	return quiet, loud - floor
 }
 
 // floorMargin returns how far (dB) over the noise floor a frame may lie and
