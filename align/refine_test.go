@@ -118,3 +118,26 @@ func TestFloorMargin(t *testing.T) {
 		}
 	}
 }
+
+// TestRefineKeepsLongSpaceInNoise: in noise 17 dB under the vowels the
+// pause between two words breaks into short quiet runs; the 0.8 s space the
+// path gave them is kept instead of moving both edges to one of the runs.
+func TestRefineKeepsLongSpaceInNoise(t *testing.T) {
+	const hz = 16000
+	rng := rand.New(rand.NewPCG(3, 4))
+	// Word A 0.1-0.5 s, pause 0.5-1.3 s, word B 1.3-1.6 s, 0.2 s noise.
+	x := make([]float32, hz*18/10)
+	copy(x[hz/10:], voiced(hz*4/10))
+	copy(x[hz*13/10:], voiced(hz*3/10))
+	for i := range x {
+		x[i] += float32(rng.NormFloat64() * 0.03)
+	}
+	words := []Word{
+		{Word: "a", Start: 0.12, End: 0.5, Status: StatusAligned, Chars: []Char{{Char: "a", Start: 0.12, End: 0.5}}},
+		{Word: "b", Start: 1.3, End: 1.58, Status: StatusAligned, Chars: []Char{{Char: "b", Start: 1.3, End: 1.58}}},
+	}
+	Refine(words, x, hz)
+	if words[0].End != 0.5 || words[1].Start != 1.3 {
+		t.Errorf("a ends %.3f, b starts %.3f; want the path's 0.500 and 1.300", words[0].End, words[1].Start)
+	}
+}
