@@ -2,6 +2,7 @@ package align
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -53,5 +54,90 @@ func TestRefine(t *testing.T) {
 	Refine(words, x, hz)
 	if words[1].Start != 0.49 || words[1].End != 0.6 || words[0].End != 0.49 {
 		t.Errorf("interpolated neighbourhood changed: %+v", words[:2])
+	}
+}
+
+// TestRefineQuietConsonantInNoise: a word ending in a quiet consonant (noise
+// 5 dB over the floor, 0.4-0.5 s) before a pause keeps the consonant when
+// refined, in clean audio and in noise 17 dB under the vowels, where the
+// consonant is no louder than the floor's 8 dB margin of clean audio.
+func TestRefineQuietConsonantInNoise(t *testing.T) {
+	const hz = 16000
+	for _, tc := range []struct {
+		name  string
+		sigma float64 // noise standard deviation over everything
+		tol   float64 // seconds the pause's edges may lie from 0.5 and 0.7
+	}{
+		{"clean", 0.0003, 0.0051},
+		{"17 dB", 0.03, 0.2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			// 0.1 s noise, word A: vowel 0.1-0.4 s and consonant 0.4-0.5 s,
+			// pause 0.5-0.7 s, word B: vowel 0.7-1.0 s, 0.2 s noise.
+			x := make([]float32, hz*12/10)
+			copy(x[hz/10:], voiced(hz*3/10))
+			copy(x[hz*7/10:], voiced(hz*3/10))
+			cons := tc.sigma * math.Sqrt(math.Pow(10, 0.5)-1) // 5 dB over the floor
+			if tc.name == "clean" {
+				cons = 0.3 * math.Pow(10, -25.0/20) // 25 dB under the vowel
+			}
+			for i := range x {
+				v := rng.NormFloat64() * tc.sigma
+				if i >= hz*4/10 && i < hz*5/10 {
+					v += rng.NormFloat64() * cons
+				}
+				x[i] += float32(v)
+			}
+			words := []Word{
+				{Word: "a", Start: 0.13, End: 0.49, Status: StatusAligned, Chars: []Char{{Char: "a", Start: 0.13, End: 0.49}}},
+				{Word: "b", Start: 0.68, End: 0.97, Status: StatusAligned, Chars: []Char{{Char: "b", Start: 0.68, End: 0.97}}},
+			}
+			Refine(words, x, hz)
+			a, b := words[0], words[1]
+			const cut = 0.0101 // an edge this far inside its word cuts speech off
+			if a.Start > 0.1+cut || a.End < 0.5-cut || b.Start > 0.7+cut || b.End < 1.0-cut {
+				t.Errorf("a %.3f..%.3f, b %.3f..%.3f: cut off the speech (a 0.100..0.500, b 0.700..1.000)", a.Start, a.End, b.Start, b.End)
+			}
+			if a.End > b.Start || a.End > 0.5+tc.tol || b.Start < 0.7-tc.tol {
+				t.Errorf("a ends %.3f, b starts %.3f: want in the pause 0.500..0.700 within %.3f of its edges", a.End, b.Start, tc.tol)
+			}
+		})
+	}
+}
+
+// TestFloorMargin: the quiet threshold's margin over the noise floor is 8 dB
+// in clean audio, 1 dB in noise and linear between.
+func TestFloorMargin(t *testing.T) {
+	const tol = 1e-9
+	for _, tc := range []struct{ contrast, want float64 }{
+		{0, 1}, {25, 1}, {32.5, 4.5}, {40, 8}, {100, 8},
+	} {
+		if got := floorMargin(tc.contrast); math.Abs(got-tc.want) > tol {
+			t.Errorf("floorMargin(%g) = %g, want %g", tc.contrast, got, tc.want)
+		}
+	}
+}
+
+// TestRefineKeepsLongSpaceInNoise: in noise 17 dB under the vowels the
+// pause between two words breaks into short quiet runs; the 0.8 s space the
+// path gave them is kept instead of moving both edges to one of the runs.
+func TestRefineKeepsLongSpaceInNoise(t *testing.T) {
+	const hz = 16000
+	rng := rand.New(rand.NewPCG(3, 4))
+	// Word A 0.1-0.5 s, pause 0.5-1.3 s, word B 1.3-1.6 s, 0.2 s noise.
+	x := make([]float32, hz*18/10)
+	copy(x[hz/10:], voiced(hz*4/10))
+	copy(x[hz*13/10:], voiced(hz*3/10))
+	for i := range x {
+		x[i] += float32(rng.NormFloat64() * 0.03)
+	}
+	words := []Word{
+		{Word: "a", Start: 0.12, End: 0.5, Status: StatusAligned, Chars: []Char{{Char: "a", Start: 0.12, End: 0.5}}},
+		{Word: "b", Start: 1.3, End: 1.58, Status: StatusAligned, Chars: []Char{{Char: "b", Start: 1.3, End: 1.58}}},
+	}
+	Refine(words, x, hz)
+	if words[0].End != 0.5 || words[1].Start != 1.3 {
+		t.Errorf("a ends %.3f, b starts %.3f; want the path's 0.500 and 1.300", words[0].End, words[1].Start)
 	}
 }
