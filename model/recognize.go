@@ -31,7 +31,7 @@ type DecodeOptions struct {
 // and 10.97% at 10 dB; a beam of 8 in 4.44% and 11.56% at half the time,
 // CTC weight 0.3 in 4.61% and 11.21%.
 func DefaultDecodeOptions() DecodeOptions {
-	return DecodeOptions{Beam: 16, CTCWeight: 0.2, LengthBonus: 0.5, LMWeight: -1}
+	return DecodeOptions{Beam: 16, CTCWeight: 0.3, LengthBonus: 0.5, LMWeight: -1}
 }
 
 // MaxBeam is the widest beam DecodeOptions.Validate accepts. Time and
