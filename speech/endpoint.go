@@ -42,7 +42,7 @@ func FileOptions() Options {
 
 // Thresholds of the speech decision.
 const (
-	speechProb   = 0.5 // a frame is speech when its best CTC token is a character this likely
+	speechProb   = 0.4 // a frame is speech when its best CTC token is a character this likely
 	openScore    = 1.5 // summed probability of the speech frames within openSpan frames that opens a segment
 	openSpan     = 10
 	reviseFrames = 12   // frames before a window's new ones whose tokens it revises
