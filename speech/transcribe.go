@@ -53,9 +53,13 @@ func DecodeContext(ctx context.Context, a *align.Aligner, seg Segment, dec model
 	if err != nil {
 		return Result{}, err
 	}
-	if float64(train.EditDistance([]byte(text), []byte(seg.Text))) > maxDisagree*float64(len(text)) {
+	if float64(train.EditDistance([]byte(text), []byte(seg.Text))) > maxDisagree*float64(len(text)) ||
+		float64(letters(seg.Text)) < minHeard*float64(letters(text)) ||
+		(len(seg.Samples) >= Rate && musical(seg.Samples)) {
 		// The attention decoder wrote much that the CTC head did not
-		// hear: it is making up words for what is not speech.
+		// hear, or the segment holds notes: it is making up words for
+		// what is not speech. (A segment under 1 s is not judged by its
+		// notes: a single drawn-out word can hold its pitch as long.)
 		text = ""
 	}
 	seg.Text = text
@@ -80,22 +84,46 @@ func Transcribe(a *align.Aligner, samples []float32, dec model.DecodeOptions, ti
 func TranscribeContext(ctx context.Context, a *align.Aligner, samples []float32, dec model.DecodeOptions, timed bool, jobs int) (string, []align.Word, error) {
 	segs := make(chan Segment, jobs)
 	go Segments(a.Model, samples, segs)
+	var segList []Segment
 	if len(samples) <= wholeMax*Rate {
 		// A short recording is decoded whole when the endpointer found
-		// any speech in it, or when its level rises and falls as speech
-		// does (voiced: a clip cut tight around one short word, which the
-		// endpointer can miss): the speech decision only says whether
-		// there is something to decode, so that a quiet or unfamiliar voice
-		// loses no words at the edges of a segment and nothing that the
-		// CTC head heard poorly is thrown away.
-		found := false
-		for range segs {
-			found = true
+		// any speech in it, or when it is at most voicedMax long, its
+		// level rises and falls as speech does and it holds no notes
+		// (voiced and not musical: a clip cut tight around one short
+		// word, which the endpointer can miss): the speech decision only
+		// says whether there is something to decode, so that a quiet or
+		// unfamiliar voice loses no words at the edges of a segment and
+		// nothing that the CTC head heard poorly is thrown away.
+		for seg := range segs {
+			segList = append(segList, seg)
 		}
-		if !found && !voiced(samples) {
-			return "", nil, nil
+		if len(segList) == 0 {
+			if len(samples) > voicedMax*Rate || !voiced(samples) || musical(samples) {
+				return "", nil, nil
+			}
+			return a.TranscribeContext(ctx, samples, dec, timed)
 		}
-		return a.TranscribeContext(ctx, samples, dec, timed)
+		text, words, err := a.TranscribeContext(ctx, samples, dec, timed)
+		if err != nil {
+			return "", nil, err
+		}
+		heard := 0
+		for _, seg := range segList {
+			heard += letters(seg.Text)
+		}
+		if float64(heard) >= minHeard*float64(letters(text)) {
+			return text, words, nil
+		}
+		// The decoder wrote far more than the CTC head heard in the
+		// segments: it is making up words around what it took for
+		// speech (music does this). Decode the segments on their own.
+		replay := make(chan Segment, len(segList))
+		for _, seg := range segList {
+			seg.Samples = samples[seg.Start:seg.End]
+			replay <- seg
+		}
+		close(replay)
+		segs = replay
 	}
 	type job struct {
 		i   int
@@ -163,6 +191,22 @@ func TranscribeContext(ctx context.Context, a *align.Aligner, samples []float32,
 // differ from the CTC head's best path (in characters) before the
 // transcript is taken for an invention of the decoder.
 const maxDisagree = 1.0
+
+// minHeard is the smallest share of a transcript's letters that the CTC
+// head must have heard (in the segments the Endpointer found) for the
+// transcript to stand: on music the attention decoder writes whole
+// sentences around a few letters that the CTC head took from a note.
+const minHeard = 0.15
+
+// letters counts the letters of s, spaces left out.
+func letters(s string) int {
+	return len(s) - strings.Count(s, " ")
+}
+
+// voicedMax is the longest recording, in seconds, that Transcribe decodes
+// on the strength of voiced alone, when the Endpointer found no speech in
+// it: a clip cut tight around a word or two.
+const voicedMax = 2.5
 
 // wholeMax is the longest recording, in seconds, that Transcribe decodes
 // in one piece (when it holds any speech at all); the model was trained on
