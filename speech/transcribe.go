@@ -53,9 +53,13 @@ func DecodeContext(ctx context.Context, a *align.Aligner, seg Segment, dec model
 	if err != nil {
 		return Result{}, err
 	}
-	if float64(train.EditDistance([]byte(text), []byte(seg.Text))) > maxDisagree*float64(len(text)) {
+	if float64(train.EditDistance([]byte(text), []byte(seg.Text))) > maxDisagree*float64(len(text)) ||
+		float64(letters(seg.Text)) < minHeard*float64(letters(text)) ||
+		(len(seg.Samples) >= Rate && musical(seg.Samples)) {
 		// The attention decoder wrote much that the CTC head did not
-		// hear: it is making up words for what is not speech.
+		// hear, or the segment holds notes: it is making up words for
+		// what is not speech. (A segment under 1 s is not judged by its
+		// notes: a single drawn-out word can hold its pitch as long.)
 		text = ""
 	}
 	seg.Text = text
@@ -81,14 +85,29 @@ func TranscribeContext(ctx context.Context, a *align.Aligner, samples []float32,
 	if len(samples) <= wholeMax*Rate {
 		// A short recording is decoded whole when the endpointer found
 		// any speech in it, or when its level rises and falls as speech
-		// does (voiced: a clip cut tight around one short word, which the
+		// does and it holds no notes (voiced and not musical: a clip cut
+		// tight around one short word, or a quiet voice, which the
 		// endpointer can miss): the speech decision only says whether
-		// there is something to decode, so that a quiet or unfamiliar voice
-		// loses no words at the edges of a segment and nothing that the
-		// CTC head heard poorly is thrown away. voiced costs a pass over
-		// the samples and the endpointer an encoding of the whole
-		// recording, so the endpointer runs only when voiced says no.
-		if !voiced(samples) && !hasSpeech(a.Model, samples) {
+		// there is something to decode, so that a quiet or unfamiliar
+		// voice loses no words at the edges of a segment and nothing that
+		// the CTC head heard poorly is thrown away. voiced costs a pass
+		// over the samples and the endpointer an encoding of the whole
+		// recording, so the endpointer runs only when the cheaper checks
+		// leave the question open.
+		if voiced(samples) && !musical(samples) {
+			text, words, err := a.TranscribeContext(ctx, samples, dec, timed)
+			if err != nil || len(samples) <= voicedMax*Rate {
+				return text, words, err
+			}
+			// Longer than a word or two: the CTC head must have heard a
+			// good share of the transcript's letters somewhere in it,
+			// or the endpointer must have found speech.
+			if float64(letters(ctcBest(a.Model, samples))) >= minHeardAlone*float64(letters(text)) || hasSpeech(a.Model, samples) {
+				return text, words, nil
+			}
+			return "", nil, nil
+		}
+		if !hasSpeech(a.Model, samples) {
 			return "", nil, nil
 		}
 		return a.TranscribeContext(ctx, samples, dec, timed)
@@ -173,6 +192,43 @@ func hasSpeech(b *model.Bundle, samples []float32) bool {
 // differ from the CTC head's best path (in characters) before the
 // transcript is taken for an invention of the decoder.
 const maxDisagree = 1.0
+
+// minHeard is the smallest share of a segment's transcript's letters that
+// the CTC head must have heard in the segment for the transcript to stand:
+// on music the attention decoder writes whole sentences around a few
+// letters that the CTC head took from a note.
+const minHeard = 0.15
+
+// letters counts the letters of s, spaces left out.
+func letters(s string) int {
+	return len(s) - strings.Count(s, " ")
+}
+
+// voicedMax is the longest recording, in seconds, that Transcribe decodes
+// on the strength of voiced alone, when the Endpointer found no speech in
+// it: a clip cut tight around a word or two. A longer one keeps its
+// transcript only when the CTC head's best path over the whole recording
+// has at least minHeardAlone of its letters (read speech that the
+// Endpointer missed: 0.4 to 0.6; music: 0.25 on median).
+const (
+	voicedMax     = 2.5
+	minHeardAlone = 0.35
+)
+
+// ctcBest returns the CTC head's best path over samples (16 kHz mono),
+// encoded whole.
+func ctcBest(b *model.Bundle, samples []float32) string {
+	feats, n := b.Features(samples)
+	if n == 0 {
+		return ""
+	}
+	enc := b.Net.Encode(feats, n)
+	frames := make([]frameInfo, enc.T)
+	for t, tok := range model.CTCBest(enc) {
+		frames[t] = frameInfo{tok: tok}
+	}
+	return ctcText(frames)
+}
 
 // wholeMax is the longest recording, in seconds, that Transcribe decodes
 // in one piece (when it holds any speech at all); the model was trained on
