@@ -638,6 +638,19 @@ func TestLogAdd(t *testing.T) {
 	}
 }
 
+// randomSearchCTC returns T frames of CTC log-posteriors over V tokens for
+// trial: peaked around a random target on even trials, random on odd ones.
+func randomSearchCTC(rng *rand.Rand, trial, T, V int) []float32 {
+	target := make([]int, 3+rng.Intn(8))
+	for i := range target {
+		target[i] = 1 + rng.Intn(V-1)
+	}
+	if trial%2 == 0 {
+		return peakedCTC(rng, target, T, V, 0, 1+4*rng.Float64())
+	}
+	return randCTC(rng, T, V, 1+rng.Float64())
+}
+
 // TestLazyCTCEqualsEager checks that extending CTC prefixes only for the
 // candidates that can still reach the beam returns exactly what extending
 // every pre-beam candidate returns.
@@ -645,16 +658,7 @@ func TestLazyCTCEqualsEager(t *testing.T) {
 	rng := rand.New(rand.NewSource(21))
 	const T, V = 60, 12
 	for trial := 0; trial < 40; trial++ {
-		target := make([]int, 3+rng.Intn(8))
-		for i := range target {
-			target[i] = 1 + rng.Intn(V-1)
-		}
-		var x []float32
-		if trial%2 == 0 {
-			x = peakedCTC(rng, target, T, V, 0, 1+4*rng.Float64())
-		} else {
-			x = randCTC(rng, T, V, 1+rng.Float64())
-		}
+		x := randomSearchCTC(rng, trial, T, V)
 		dec := histDec{h: uint64(trial), v: V, eos: 0, eosBias: -1, temp: 1 + rng.Float64()}
 		lm := bigramLM{table: randTable(rng, V, V, 1), eos: 0}
 		opt := Options{Beam: 1 + rng.Intn(10), PreBeam: rng.Intn(V + 1), MaxLen: 12, EOS: 0,
@@ -714,16 +718,7 @@ func TestDropHopelessKeepsBest(t *testing.T) {
 	const T, V = 60, 12
 	var stepsAll, stepsPruned int
 	for trial := 0; trial < 60; trial++ {
-		target := make([]int, 3+rng.Intn(8))
-		for i := range target {
-			target[i] = 1 + rng.Intn(V-1)
-		}
-		var x []float32
-		if trial%2 == 0 {
-			x = peakedCTC(rng, target, T, V, 0, 1+4*rng.Float64())
-		} else {
-			x = randCTC(rng, T, V, 1+rng.Float64())
-		}
+		x := randomSearchCTC(rng, trial, T, V)
 		h := histDec{h: uint64(trial), v: V, eos: 0, eosBias: -1, temp: 1 + rng.Float64()}
 		lm := bigramLM{table: randTable(rng, V, V, 1), eos: 0}
 		opt := Options{Beam: 1 + rng.Intn(12), MaxLen: 4 + rng.Intn(12), EOS: 0,
