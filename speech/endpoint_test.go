@@ -127,11 +127,17 @@ func TestNoiseIsNotSpeech(t *testing.T) {
 		{"pink -15 dB", noise(10, 0.18, true, 4)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			text, words, err := Transcribe(a, tc.x, dec, true, 2)
-			if err != nil || text != "" || len(words) != 0 {
-				t.Errorf("text %q, %d words, error %v; want nothing", text, len(words), err)
-			}
+			wantNothing(t, a, tc.x, dec)
 		})
+	}
+}
+
+// wantNothing checks that Transcribe gives x no transcript and no words.
+func wantNothing(t *testing.T, a *align.Aligner, x []float32, dec model.DecodeOptions) {
+	t.Helper()
+	text, words, err := Transcribe(a, x, dec, true, 2)
+	if err != nil || text != "" || len(words) != 0 {
+		t.Errorf("text %q, %d words, error %v; want nothing", text, len(words), err)
 	}
 }
 
