@@ -871,11 +871,8 @@ func (n *normalizer) amount(dst []string, s string, tokIdx int) ([]string, bool)
 		}
 	}
 	for _, c := range currencies {
-		v, ok := strings.CutPrefix(s, c.sym)
+		v, ok := c.cut(s)
 		if !ok {
-			v, ok = strings.CutSuffix(s, c.sym)
-		}
-		if !ok || v == "" {
 			continue
 		}
 		scale := ""
@@ -902,6 +899,17 @@ func (n *normalizer) amount(dst []string, s string, tokIdx int) ([]string, bool)
 		return c.read(dst, p), true
 	}
 	return dst, false
+}
+
+// cut returns s without c's symbol, written before or after the amount
+// ("$42.50", "1,250€"); ok is false when s has no such symbol or nothing
+// besides it.
+func (c currency) cut(s string) (v string, ok bool) {
+	v, ok = strings.CutPrefix(s, c.sym)
+	if !ok {
+		v, ok = strings.CutSuffix(s, c.sym)
+	}
+	return v, ok && v != ""
 }
 
 // read appends the words of an amount p in currency c.

@@ -333,11 +333,8 @@ func clockVariants(lower, next string) [][]string {
 // Amounts with a scale ("$2m", "$2 million") get none.
 func (n *normalizer) amountVariants(i int, s string) [][]string {
 	for _, c := range currencies {
-		v, ok := strings.CutPrefix(s, c.sym)
+		v, ok := c.cut(s)
 		if !ok {
-			v, ok = strings.CutSuffix(s, c.sym)
-		}
-		if !ok || v == "" {
 			continue
 		}
 		p, ok := parseNumber(v)
