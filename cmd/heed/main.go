@@ -78,6 +78,11 @@ var selfStopping = map[string]bool{"train": true, "stream": true}
 // the watchdog ends the process.
 const interruptGrace = time.Second
 
+// stopGrace is how long a batch waits, after a signal, for the inputs in
+// flight to stop before it abandons them and reports (well within
+// interruptGrace, so that the report is printed).
+const stopGrace = 300 * time.Millisecond
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -99,6 +99,7 @@ func (p *progress) Close() {
 	p.stopped.Wait()
 	p.mu.Lock()
 	p.clear()
+	p.live = false // inputs abandoned after an interrupt may still finish
 	p.mu.Unlock()
 }
 

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/heed-asr/heed/align"
 	"github.com/heed-asr/heed/model"
@@ -277,9 +278,35 @@ func (bt *batch) run(ctx context.Context, e *env, b *model.Bundle, ins []input) 
 	}()
 	failed := false
 	notDone := 0 // inputs not started, or stopped, because of an interrupt
+	// After an interrupt the inputs in flight get stopGrace to stop (the
+	// decoder looks at ctx every step, but an encoder or an alignment
+	// under way finishes first); those that have not stopped by then are
+	// abandoned, so that heed exits promptly however loaded the machine.
+	// Outputs are written whole (one line at a time here, temporary file
+	// and rename under --out-dir), so abandoning one leaves nothing half
+	// written.
+	var abandon <-chan time.Time
+	abandoned := false
 	enc := json.NewEncoder(e.Stdout)
 	for i, r := range results {
-		<-r.done
+		if abandoned {
+			notDone++
+			continue
+		}
+		select {
+		case <-r.done:
+		case <-ctx.Done():
+			if abandon == nil {
+				abandon = time.After(stopGrace)
+			}
+			select {
+			case <-r.done:
+			case <-abandon:
+				abandoned, failed = true, true
+				notDone++
+				continue
+			}
+		}
 		switch {
 		case r.err != nil && ctx.Err() != nil && errors.Is(r.err, ctx.Err()):
 			failed = true
@@ -302,7 +329,9 @@ func (bt *batch) run(ctx context.Context, e *env, b *model.Bundle, ins []input) 
 		}
 		r.t = transcript{}
 	}
-	wg.Wait()
+	if !abandoned {
+		wg.Wait()
+	}
 	prog.Close()
 	if notDone > 0 {
 		fmt.Fprintf(e.Stderr, "heed: interrupted: %d inputs not transcribed", notDone)
