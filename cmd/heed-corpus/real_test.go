@@ -1,6 +1,17 @@
 package main
 
-import "testing"
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/heed-asr/heed/corpus"
+)
 
 func TestSpokenText(t *testing.T) {
 	for in, want := range map[string]string{
@@ -33,5 +44,121 @@ func TestHeldOutIsStable(t *testing.T) {
 	}
 	if heldOut("arctic_a0001", 0.1) != heldOut("arctic_a0001", 0.1) {
 		t.Error("not deterministic")
+	}
+}
+
+func TestUsableText(t *testing.T) {
+	for _, c := range []struct {
+		src, text string
+		ok        bool
+	}{
+		{"mfa", "m f a is like apex", true},
+		{"mfa", "montreal uh forced aligner", false},
+		{"mfa", "i hardly know 'er", false},
+		{"mfa", "montreal <hes-forced> aligner", false},
+		{"precise", "[laughter] hey computer", false},
+		{"kathleen", "Er, well.", true}, // hesitations are judged in the aligner's clips only
+	} {
+		err := usableText(corpus.RealClip{Source: c.src, Text: c.text})
+		if (err == nil) != c.ok {
+			t.Errorf("usableText(%s %q) = %v", c.src, c.text, err)
+		}
+	}
+}
+
+// tone writes a short 16 kHz tone as a WAV file.
+func tone(t *testing.T, path string, f float64) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	x := make([]float32, 4000)
+	for i := range x {
+		x[i] = float32(0.3 * math.Sin(2*math.Pi*f*float64(i)/rate))
+	}
+	if err := writeWAV(path, x); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The new sources get manifests of their own, AudioMNIST a dev set of
+// whole held-out speakers, and the old manifests are not written.
+func TestImportExtraSources(t *testing.T) {
+	raw := t.TempDir()
+	for s := 1; s <= 5; s++ {
+		for d := 0; d < 2; d++ {
+			tone(t, filepath.Join(raw, "amnist", "data", fmt.Sprintf("%02d", s), fmt.Sprintf("%d_%02d_0.wav", d, s)), float64(200+100*d+10*s))
+		}
+	}
+	mfa := filepath.Join(raw, "mfa")
+	lab := map[string]string{"61-70968-0000": "HE BEGAN A CONFUSED COMPLAINT", "acoustic_corpus": "this is uh the corpus",
+		"cold_corpus": "so this is the sick corpus", "cold_corpus3": "and [adif] bunch"}
+	for name, text := range lab {
+		tone(t, filepath.Join(mfa, "tests", "data", "wav", name+".wav"), 300)
+		if err := os.MkdirAll(filepath.Join(mfa, "tests", "data", "lab"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(mfa, "tests", "data", "lab", name+".lab"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tone(t, filepath.Join(mfa, "tests", "data", "wav", "mfa_apex.wav"), 400)
+	conf := "def reference_transcripts():\n    return {\n        \"mfa_apex\": \"m f a is like apex\",\n    }\n"
+	if err := os.WriteFile(filepath.Join(mfa, "tests", "conftest.py"), []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	out := t.TempDir()
+	var log strings.Builder
+	err := run(context.Background(), []string{"-out", out, "-audiomnist", filepath.Join(raw, "amnist"), "-audiomnist-dev", "2",
+		"-mfa", mfa, "-real-copies", "1", "-jobs", "2", "-fsdd", ""}, io.Discard, &log)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	if !strings.Contains(log.String(), "mfa acoustic_corpus: skipped: transcript has the hesitation \"uh\"") ||
+		!strings.Contains(log.String(), "mfa cold_corpus3: skipped: transcript has markup") {
+		t.Errorf("skips not logged:\n%s", log.String())
+	}
+	for _, f := range []string{"real_train.jsonl", "so762_dev.jsonl", "precise_train.jsonl"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err == nil {
+			t.Errorf("%s written although its sources were not given", f)
+		}
+	}
+	read := func(name string) []corpus.Utterance {
+		u, err := corpus.ReadManifest(filepath.Join(out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	train, dev, mt := read("audiomnist_train.jsonl"), read("audiomnist_dev.jsonl"), read("mfa_train.jsonl")
+	devSpk := map[string]bool{}
+	for _, u := range dev {
+		devSpk[u.Speaker] = true
+		if u.Aug != "" || u.Source != "audiomnist" {
+			t.Errorf("dev utterance %+v", u)
+		}
+	}
+	if len(devSpk) != 2 || len(dev) != 4 {
+		t.Errorf("dev: %d utterances of %d speakers, want 4 of 2", len(dev), len(devSpk))
+	}
+	clean := 0
+	for _, u := range train {
+		if devSpk[u.Speaker] {
+			t.Errorf("dev speaker %s in training", u.Speaker)
+		}
+		if u.Aug == "" {
+			clean++
+			if u.Text != "zero" && u.Text != "one" {
+				t.Errorf("text %q", u.Text)
+			}
+		}
+	}
+	if clean != 6 || len(train) != 12 {
+		t.Errorf("train: %d utterances, %d clean; want 12, 6", len(train), clean)
+	}
+	// 61-70968-0000, cold_corpus and mfa_apex, each with one copy.
+	if len(mt) != 6 || mt[0].Text != "he began a confused complaint" {
+		t.Errorf("mfa_train: %+v", mt)
 	}
 }
