@@ -15,7 +15,8 @@
 //   - "text" (required): the spoken-form transcript. It may contain only the
 //     lowercase letters a-z, the apostrophe and single spaces between words
 //     (no leading or trailing space); numbers and symbols are written out as
-//     they are spoken ("four five two one"). See [CheckText].
+//     they are spoken ("four five two one"). See [CheckText]. It is empty
+//     (or absent) exactly when "nonspeech" is true.
 //   - "written" (optional): the transcript as written ("Born in 2019, he
 //     paid $5."), whose spoken form is "text": for aligners, which read
 //     written text. Any valid UTF-8 with at least one non-space character.
@@ -31,6 +32,12 @@
 //     means unknown.
 //   - "aug" (optional): the augmentations applied to the audio, joined by
 //     "+", e.g. "speed0.95+noise:pink@12dB+reverb0.45s" (see [AugSpec]).
+//   - "nonspeech" (optional): true marks audio with no speech in it (music,
+//     noise, hum), which must be transcribed as nothing: "text" is then ""
+//     and "written" and "words" are absent. For training, such a line
+//     teaches the model that the audio maps to no characters (CTC all
+//     blank, the attention decoder <eos> at once). Without the marker an
+//     empty "text" is an error.
 //
 // Unknown fields are ignored so that manifests can carry extra data.
 //

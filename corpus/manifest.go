@@ -34,17 +34,21 @@ type Utterance struct {
 	Speaker  string  `json:"speaker,omitempty"`  // speaker or voice label
 	Duration float64 `json:"duration,omitempty"` // seconds; 0 means unknown
 	Aug      string  `json:"aug,omitempty"`      // augmentations applied, "+"-joined
+	// NonSpeech marks audio holding no speech at all (music, noise): its
+	// Text is empty, and a recognizer must give no words for it.
+	NonSpeech bool `json:"nonspeech,omitempty"`
 }
 
 // Errors reported (wrapped in a *ManifestError) for invalid manifest lines.
 var (
-	ErrAlphabet = errors.New("outside the alphabet")
-	ErrSpacing  = errors.New("bad spacing")
-	ErrNoAudio  = errors.New(`missing "audio"`)
-	ErrNoText   = errors.New(`missing "text"`)
-	ErrWords    = errors.New("bad word times")
-	ErrDuration = errors.New("bad duration")
-	ErrWritten  = errors.New("bad written text")
+	ErrAlphabet  = errors.New("outside the alphabet")
+	ErrSpacing   = errors.New("bad spacing")
+	ErrNoAudio   = errors.New(`missing "audio"`)
+	ErrNoText    = errors.New(`missing "text"`)
+	ErrWords     = errors.New("bad word times")
+	ErrDuration  = errors.New("bad duration")
+	ErrWritten   = errors.New("bad written text")
+	ErrNonSpeech = errors.New("non-speech with a transcript")
 )
 
 // ManifestError reports an invalid manifest line. Its message has the form
@@ -87,10 +91,21 @@ func CheckText(s string) error {
 }
 
 // Validate checks u against the manifest rules of the package doc. It does
-// not look at the audio file.
+// not look at the audio file. A non-speech utterance (NonSpeech set) must
+// have an empty Text and no Written or Words (errors wrap ErrNonSpeech);
+// any other must have a non-empty Text.
 func (u *Utterance) Validate() error {
 	if u.Audio == "" {
 		return ErrNoAudio
+	}
+	if u.NonSpeech {
+		if u.Text != "" || u.Written != "" || len(u.Words) > 0 {
+			return fmt.Errorf("text %.40q, written %.40q, %d word times: %w", u.Text, u.Written, len(u.Words), ErrNonSpeech)
+		}
+		if math.IsNaN(u.Duration) || math.IsInf(u.Duration, 0) || u.Duration < 0 {
+			return fmt.Errorf("duration %v: %w", u.Duration, ErrDuration)
+		}
+		return nil
 	}
 	if u.Text == "" {
 		return ErrNoText

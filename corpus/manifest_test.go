@@ -24,6 +24,7 @@ func TestManifestRoundTrip(t *testing.T) {
 		},
 		{Audio: outside, Text: "four five two one", Source: "fsdd", Duration: 2.31},
 		{Audio: filepath.Join(dir, "b.wav"), Text: "a"},
+		{Audio: filepath.Join(dir, "wav", "music.wav"), NonSpeech: true, Source: "nonspeech", Speaker: "hyperrogue", Duration: 7.25, Aug: "gain-12dB"},
 	}
 	if err := WriteManifest(path, utts); err != nil {
 		t.Fatal(err)
@@ -41,6 +42,12 @@ func TestManifestRoundTrip(t *testing.T) {
 	}
 	if !strings.Contains(lines[1], `"audio":"`+filepath.ToSlash(outside)+`"`) {
 		t.Errorf("audio outside the manifest not written absolute: %s", lines[1])
+	}
+	if want := `{"audio":"wav/music.wav","text":"","source":"nonspeech","speaker":"hyperrogue","duration":7.25,"aug":"gain-12dB","nonspeech":true}`; lines[3] != want {
+		t.Errorf("non-speech line written as\n%s\nwant\n%s", lines[3], want)
+	}
+	if strings.Contains(lines[0], "nonspeech") {
+		t.Errorf("speech line carries the non-speech marker: %s", lines[0])
 	}
 	got, err := ReadManifest(path)
 	if err != nil {
@@ -70,6 +77,11 @@ func TestWriteManifestInvalid(t *testing.T) {
 	if b, _ := os.ReadFile(path); string(b) != "old\n" {
 		t.Errorf("failed write changed the file: %q", b)
 	}
+	for _, u := range []Utterance{{Audio: "a.wav"}, {Audio: "a.wav", Text: "hi", NonSpeech: true}} {
+		if err := WriteManifest(path, []Utterance{u}); err == nil {
+			t.Errorf("wrote %+v", u)
+		}
+	}
 }
 
 func TestParseManifestErrors(t *testing.T) {
@@ -93,6 +105,17 @@ func TestParseManifestErrors(t *testing.T) {
 		{"trailing space", `{"audio":"a.wav","text":"a "}`, ErrSpacing, "", 0},
 		{"no audio", `{"text":"hi"}`, ErrNoAudio, "", 0},
 		{"no text", `{"audio":"a.wav"}`, ErrNoText, "", 0},
+		{"empty text", `{"audio":"a.wav","text":""}`, ErrNoText, "", 0},
+		{"empty text not nonspeech", `{"audio":"a.wav","text":"","nonspeech":false}`, ErrNoText, "", 0},
+		{"nonspeech", `{"audio":"a.wav","text":"","nonspeech":true,"source":"nonspeech","duration":3.5}`, nil, "", 1},
+		{"nonspeech no text", `{"audio":"a.wav","nonspeech":true}`, nil, "", 1},
+		{"nonspeech with text", `{"audio":"a.wav","text":"la la","nonspeech":true}`, ErrNonSpeech, "train.jsonl:1:", 0},
+		{"nonspeech with written", `{"audio":"a.wav","text":"","written":"La!","nonspeech":true}`, ErrNonSpeech, "", 0},
+		{"nonspeech with words", `{"audio":"a.wav","text":"","nonspeech":true,"words":[]}`, nil, "", 1},
+		{"nonspeech with word times", `{"audio":"a.wav","text":"","nonspeech":true,"words":[{"word":"la","start":0,"end":1}]}`, ErrNonSpeech, "", 0},
+		{"nonspeech no audio", `{"text":"","nonspeech":true}`, ErrNoAudio, "", 0},
+		{"nonspeech negative duration", `{"audio":"a.wav","text":"","nonspeech":true,"duration":-2}`, ErrDuration, "", 0},
+		{"nonspeech not bool", `{"audio":"a.wav","text":"","nonspeech":"yes"}`, nil, "bad JSON", 0},
 		{"bad json", `{"audio":"a.wav",`, nil, "train.jsonl:1: bad JSON", 0},
 		{"two values", good + " " + good, nil, "more than one value", 0},
 		{"negative duration", `{"audio":"a.wav","text":"hi","duration":-1}`, ErrDuration, "", 0},
@@ -185,6 +208,7 @@ func TestCheckText(t *testing.T) {
 // it accepts survives a write and a read unchanged.
 func FuzzParseManifest(f *testing.F) {
 	f.Add([]byte(`{"audio":"a.wav","text":"hello there","duration":1.5}`))
+	f.Add([]byte(`{"audio":"n.wav","text":"","nonspeech":true,"source":"nonspeech","duration":2}`))
 	f.Add([]byte(`{"audio":"wav/1.wav","text":"in the","words":[{"word":"in","start":0.1,"end":0.2},{"word":"the","start":0.2,"end":0.4}],"source":"espeak","speaker":"en","duration":0.5,"aug":"tel"}` + "\n\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		utts, err := ParseManifest(strings.NewReader(string(data)), "fuzz.jsonl", "")

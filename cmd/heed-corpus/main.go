@@ -24,6 +24,11 @@
 // spoken by held-out espeak voices in one of their readings, often not
 // heed's default ("text"), with gold times per written token.
 //
+// With -nonspeech-hours H it writes only OUT/nonspeech_train.jsonl: about
+// H hours of music, music under noise and steady noise with an empty
+// transcript and "nonspeech": true (see nonspeech.go). This needs ffmpeg
+// and the music packages, not espeak-ng.
+//
 // With -lm-text FILE it writes only the text for heed lm instead: every
 // training prompt and the sentences of the -lm-prose files (by default the
 // dictd databases of Debian's dict-gcide, dict-devil and dict-jargon),
@@ -83,6 +88,11 @@ type options struct {
 	festivalHours float64
 	festivalDev   int
 
+	// non-speech clips (nonspeech.go)
+	nonspeechHours float64
+	nonspeechMusic string
+	ffmpeg         string
+
 	// written-numbers dev set (numbers.go)
 	numbersDev int
 	numbersAlt float64
@@ -120,6 +130,9 @@ func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.Float64Var(&o.kathleenDev, "kathleen-dev", 0.1, "share of Kathleen's prompts (whole prompts) held out as kathleen_dev.jsonl")
 	fs.Float64Var(&o.festivalHours, "festival-hours", 0, "speak about this many `hours` of training prompts with festival's voices (kal_diphone, ked_diphone, cmu_us_slt_arctic_hts) instead of the usual corpus: festival_train.jsonl, festival_dev.jsonl")
 	fs.IntVar(&o.festivalDev, "festival-dev", 150, "dev prompts spoken by festival with -festival-hours")
+	fs.Float64Var(&o.nonspeechHours, "nonspeech-hours", 0, "write about this many `hours` of non-speech clips (music, music under noise, steady noise; empty text, \"nonspeech\": true) instead of the usual corpus: nonspeech_train.jsonl")
+	fs.StringVar(&o.nonspeechMusic, "nonspeech-music", defaultNonspeechMusic, "comma-separated `dirs` of instrumental music files (Ogg, MP3, FLAC, WAV, MOD/XM/IT/S3M) for -nonspeech-hours (\"\": noise only)")
+	fs.StringVar(&o.ffmpeg, "ffmpeg", "ffmpeg", "ffmpeg `binary` decoding the -nonspeech-music files")
 	fs.IntVar(&o.numbersDev, "numbers-dev", 0, "write only OUT/numbers_dev.jsonl: this many sentences with written numbers, dates, prices, times and abbreviations, spoken by held-out espeak voices in readings that often differ from heed's default, gold times per written token (needs espeak-ng)")
 	fs.Float64Var(&o.numbersAlt, "numbers-alt-share", 0.75, "with -numbers-dev: the share of tokens with several readings spoken in one other than heed's default (0: all in the default)")
 	fs.BoolVar(&o.worker, "worker", false, "internal: run as a worker process on a chunk of jobs read from stdin")
@@ -178,6 +191,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%w: flag value out of range", errUsage)
 		}
 		return importReal(ctx, &o, stderr)
+	}
+	if o.nonspeechHours != 0 {
+		if !(o.nonspeechHours > 0 && o.nonspeechHours <= 100) || o.jobs < 1 {
+			return fmt.Errorf("%w: -nonspeech-hours must be in (0, 100]", errUsage)
+		}
+		return buildNonSpeech(ctx, &o, stderr)
 	}
 	if o.festivalHours > 0 {
 		if o.festivalDev < 0 || o.jobs < 1 {

@@ -150,6 +150,11 @@ type evalRow struct {
 	WER      float64 `json:"wer,omitempty"`
 	Chars    int     `json:"chars,omitempty"`
 	Words    int     `json:"words,omitempty"`
+	// Non-speech utterances (manifest "nonspeech": music, noise), which
+	// should give no words, and how many of them gave some. They count in
+	// Utts but not in CER, WER, Chars or Words.
+	NonSpeech      int `json:"nonspeech,omitempty"`
+	NonSpeechWords int `json:"nonspeech_with_words,omitempty"`
 	// Alignment.
 	Boundaries *align.BoundaryStats `json:"boundaries,omitempty"`
 	Bias       float64              `json:"bias,omitempty"` // mean signed boundary error (heed - gold), seconds
@@ -161,7 +166,9 @@ type evalRow struct {
 }
 
 func evalASR(ctx context.Context, b *model.Bundle, path string, utts []corpus.Utterance, jobs int, dec model.DecodeOptions) ([]evalRow, error) {
-	type counts struct{ ce, c, we, w, n int }
+	// ns counts non-speech utterances (manifest "nonspeech"), nsw those of
+	// them that gave any word; they add nothing to the CER and WER counts.
+	type counts struct{ ce, c, we, w, n, ns, nsw int }
 	per := make([]counts, len(utts))
 	err := par.ForEach(ctx, len(utts), jobs, func(i int) error {
 		u := utts[i]
@@ -174,6 +181,13 @@ func evalASR(ctx context.Context, b *model.Bundle, path string, utts []corpus.Ut
 		hyp, _, err := speech.Transcribe(align.NewAligner(b), clip.Samples, dec, false, 1)
 		if err != nil {
 			return fmt.Errorf("%s: %w", u.Audio, err)
+		}
+		if u.NonSpeech {
+			per[i] = counts{n: 1, ns: 1}
+			if strings.TrimSpace(hyp) != "" {
+				per[i].nsw = 1
+			}
+			return nil
 		}
 		ref := u.Text
 		per[i] = counts{
@@ -196,6 +210,8 @@ func evalASR(ctx context.Context, b *model.Bundle, path string, utts []corpus.Ut
 			c.c += per[i].c
 			c.we += per[i].we
 			c.w += per[i].w
+			c.ns += per[i].ns
+			c.nsw += per[i].nsw
 			c.n++
 		}
 	}
@@ -203,7 +219,8 @@ func evalASR(ctx context.Context, b *model.Bundle, path string, utts []corpus.Ut
 	for _, src := range align.ReportSources(bySrc) {
 		c := bySrc[src]
 		rows = append(rows, evalRow{Manifest: path, Source: src, Utts: c.n,
-			CER: float64(c.ce) / float64(max(1, c.c)), WER: float64(c.we) / float64(max(1, c.w)), Chars: c.c, Words: c.w})
+			CER: float64(c.ce) / float64(max(1, c.c)), WER: float64(c.we) / float64(max(1, c.w)), Chars: c.c, Words: c.w,
+			NonSpeech: c.ns, NonSpeechWords: c.nsw})
 	}
 	return rows, nil
 }
@@ -309,6 +326,14 @@ func printEval(w io.Writer, kind string, rows []evalRow, asJSON bool) error {
 		fmt.Fprintf(tw, "manifest\tsource\tutts\tCER %%\tWER %%\tchars\twords\t\n")
 		for _, r := range rows {
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%.2f\t%.2f\t%d\t%d\t\n", r.Manifest, r.Source, r.Utts, 100*r.CER, 100*r.WER, r.Chars, r.Words)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		for _, r := range rows {
+			if r.NonSpeech > 0 {
+				fmt.Fprintf(w, "%s %s: %d of %d non-speech clips gave words (should give none)\n", r.Manifest, r.Source, r.NonSpeechWords, r.NonSpeech)
+			}
 		}
 	} else {
 		fmt.Fprintf(tw, "manifest\tsource\tutts\tboundaries\tmean ms\tmedian ms\tp90 ms\t<=20ms %%\t<=50ms %%\t<=100ms %%\tbias ms\tcollapsed %%\tflag prec %%\tflag rec %%\tright kept %%\t\n")

@@ -77,7 +77,9 @@ per n-gram.`,
 							return err
 						}
 						for _, u := range utts {
-							skip[u.Text] = true
+							if !u.NonSpeech {
+								skip[u.Text] = true
+							}
 						}
 					}
 				}
@@ -132,9 +134,11 @@ func readLMSource(path string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		lines := make([]string, len(utts))
-		for i, u := range utts {
-			lines[i] = u.Text
+		lines := make([]string, 0, len(utts))
+		for _, u := range utts {
+			if !u.NonSpeech { // music and noise have no text
+				lines = append(lines, u.Text)
+			}
 		}
 		return lines, nil
 	}

@@ -18,12 +18,13 @@ import (
 // Utt is one utterance ready for training: its filterbank features and its
 // transcript.
 type Utt struct {
-	Audio  string    // the audio path from the manifest
-	Text   string    // spoken-form transcript
-	Source string    // manifest "source"
-	Aug    string    // manifest "aug": augmentations applied to the audio
-	Feats  []float32 // (Frames, NumMel) raw log-mel features, CMVN not applied
-	Frames int       // 10 ms frames
+	Audio     string    // the audio path from the manifest
+	Text      string    // spoken-form transcript; empty for non-speech
+	Source    string    // manifest "source"
+	Aug       string    // manifest "aug": augmentations applied to the audio
+	NonSpeech bool      // manifest "nonspeech": music or noise, Text empty
+	Feats     []float32 // (Frames, NumMel) raw log-mel features, CMVN not applied
+	Frames    int       // 10 ms frames
 }
 
 // Seconds is the utterance's duration in seconds, from its frame count.
@@ -32,6 +33,9 @@ func (u *Utt) Seconds() float64 { return float64(u.Frames) / 100 }
 // LoadManifest reads the manifest at path and computes the features of every
 // utterance on jobs goroutines (all CPUs when jobs <= 0). Utterances whose
 // audio is shorter than one frame are dropped and counted in skipped.
+// Non-speech utterances (manifest "nonspeech") are kept with an empty Text:
+// their training target is no characters at all (CTC all blank, the
+// decoder's <eos> at the first step).
 // progress, when not nil, is called after each utterance from one goroutine
 // at a time.
 func LoadManifest(path string, jobs int, progress func(done, total int)) (utts []*Utt, skipped int, err error) {
@@ -59,7 +63,7 @@ func LoadManifest(path string, jobs int, progress func(done, total int)) (utts [
 		fb := <-fbanks
 		feats, frames := fb.Compute(nil, clip.Samples)
 		fbanks <- fb
-		utts[i] = &Utt{Audio: u.Audio, Text: u.Text, Source: u.Source, Aug: u.Aug, Feats: feats, Frames: frames}
+		utts[i] = &Utt{Audio: u.Audio, Text: u.Text, Source: u.Source, Aug: u.Aug, NonSpeech: u.NonSpeech, Feats: feats, Frames: frames}
 		mu.Lock()
 		done++
 		if progress != nil {
@@ -73,7 +77,7 @@ func LoadManifest(path string, jobs int, progress func(done, total int)) (utts [
 	}
 	out := utts[:0]
 	for _, u := range utts {
-		if u.Frames < 1 || u.Text == "" {
+		if u.Frames < 1 || (u.Text == "" && !u.NonSpeech) {
 			skipped++
 			continue
 		}
