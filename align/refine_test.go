@@ -141,3 +141,35 @@ func TestRefineKeepsLongSpaceInNoise(t *testing.T) {
 		t.Errorf("a ends %.3f, b starts %.3f; want the path's 0.500 and 1.300", words[0].End, words[1].Start)
 	}
 }
+
+// TestRefineRoomToneNextToDigitalSilence: a sentence recorded with room
+// tone 40 dB under the voice, glued between stretches of digital silence (as
+// edited audio is). The floor of the audio is the digital silence; the room
+// tone must still count as quiet, so the word starts and ends where the
+// voice does, not where the digital silence ends.
+func TestRefineRoomToneNextToDigitalSilence(t *testing.T) {
+	const hz = 16000
+	r := rand.New(rand.NewPCG(1, 2))
+	tone := func(n int) []float32 {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(0.002 * r.NormFloat64()) // -54 dBFS, 40 dB under the voice
+		}
+		return x
+	}
+	var x []float32
+	x = append(x, make([]float32, hz/2)...) // 0-0.5 s digital silence
+	x = append(x, tone(hz/5)...)            // 0.5-0.7 s room tone
+	v := voiced(hz / 2)                     // 0.7-1.2 s voice
+	for i := range v {
+		v[i] += float32(0.002 * r.NormFloat64())
+	}
+	x = append(x, v...)
+	x = append(x, tone(hz/5)...)            // 1.2-1.4 s room tone
+	x = append(x, make([]float32, hz/2)...) // digital silence
+	words := []Word{{Word: "a", Start: 0.66, End: 1.25, Status: StatusAligned, Confidence: 1}}
+	Refine(words, x, hz)
+	if math.Abs(words[0].Start-0.7) > 0.0101 || math.Abs(words[0].End-1.2) > 0.0101 {
+		t.Errorf("word: %.3f..%.3f, want 0.700..1.200", words[0].Start, words[0].End)
+	}
+}

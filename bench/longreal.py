@@ -1,4 +1,4 @@
-# longreal.py OUT MINUTES MANIFEST... [--snr DB] [--music P] [--pitch CENTS] [--seed N]
+# longreal.py OUT MINUTES MANIFEST... [--snr DB] [--music P] [--pitch CENTS] [--seed N] [--gold speech|loud]
 # Glues the utterances of one or more manifests (in order, repeated until
 # MINUTES) into one long recording to test long-audio alignment the hard way:
 # pauses of 0.3-3 s, music (synthetic chords, 1-4 s) between a share P of the
@@ -9,7 +9,12 @@
 # gold word times, for heed eval align) and OUT.sents.json (word count and gold
 # edges per sentence, for bench/edges.py). Gold edges of a sentence are its
 # first word's start and its last word's end; a manifest line without "words"
-# contributes its clip edges trimmed to the first and last loud 10 ms frame.
+# contributes the edges of the speech in its clip (speech_edges): the first
+# and last 5 ms frame of the clip's sustained speech, widened over the quiet
+# sounds next to it (a fricative, a weak onset, a decaying vowel). With
+# --gold loud, the gold of before: the first and last loud 10 ms frame, which
+# a click or lip smack in the clip's silence can be, and which misses quiet
+# onsets and decays (see bench/README.md).
 #   python3 bench/longreal.py /tmp/lr 5 corpus/dev.jsonl --snr 10 --music 0.2
 #   heed align -o /tmp/lr.json /tmp/lr.wav /tmp/lr.txt
 #   python3 bench/edges.py /tmp/lr.sents.json /tmp/lr.json
@@ -22,7 +27,7 @@ def opt(name, default):
         i = args.index(name); v = args[i + 1]; del args[i:i + 2]; return type(default)(v)
     return default
 snr = opt('--snr', 1000.0); music = opt('--music', 0.0); pitch = opt('--pitch', 0)
-seed = opt('--seed', 1)
+seed = opt('--seed', 1); goldkind = opt('--gold', 'speech')
 out, minutes, manifests = args[0], float(args[1]), args[2:]
 rng = random.Random(seed); nrng = np.random.default_rng(seed)
 R = 16000
@@ -43,6 +48,63 @@ def loud_edges(x):
     if len(loud) == 0:
         return 0.0, len(x) / R
     return loud[0] * hop / R, (loud[-1] + 1) * hop / R
+
+def speech_edges(x):
+    """Start and end (s) of the speech in a clip, from its own levels.
+
+    Levels of 5 ms frames, smoothed over 15 ms, in the whole band and above
+    2 kHz (where fricatives lie); the floor of each is its 5th percentile
+    (clips may be trimmed close to the speech: a higher percentile would lie
+    in the speech). Speech is the first and last run of at least 50 ms (gaps
+    of up to 20 ms bridged) whose frames are loud: over max(95th percentile
+    - 35 dB, floor + 15 dB). Clicks and lip smacks are shorter and do not
+    count. Each edge is then widened, across gaps of up to 20 ms, over the
+    frames more than 10 dB over the floor in the whole
+    band or above 2 kHz, by at most 200 ms: the quiet start of a fricative,
+    a weak onset, a vowel's decay, a release."""
+    hop = R // 200
+    n = len(x) // hop
+    if n < 20:
+        return 0.0, len(x) / R
+    fr = x[:n * hop].reshape(n, hop)
+    sp = np.abs(np.fft.rfft(fr * np.hanning(hop), axis=1)) ** 2
+    smooth = lambda p: 10 * np.log10(np.convolve(p, np.ones(3) / 3, 'same') + 1e-10)
+    lv = smooth(np.mean(fr ** 2, axis=1)); hb = smooth(np.mean(sp[:, hop * 2000 // R:], axis=1))
+    floor, hfloor = np.percentile(lv, 5), np.percentile(hb, 5)
+    thr = max(np.percentile(lv, 95) - 35, floor + 15)
+    loud = lv > thr
+    for i in range(1, n):  # bridge gaps of up to 4 frames
+        if not loud[i] and loud[i - 1]:
+            j = i
+            while j < n and not loud[j] and j - i < 5:
+                j += 1
+            if j < n and j - i <= 4 and loud[j]:
+                loud[i:j] = True
+    runs = []; i = 0
+    while i < n:
+        if loud[i]:
+            j = i
+            while j < n and loud[j]:
+                j += 1
+            if j - i >= 10:
+                runs.append((i, j))
+            i = j
+        else:
+            i += 1
+    if not runs:
+        return 0.0, len(x) / R
+    live = (lv > floor + 10) | (hb > hfloor + 10)
+    def widen(f, step):  # to the last live frame within 200 ms, across gaps of up to 20 ms
+        g = f
+        for k in range(1, 41):
+            h = f + k * step
+            if not 0 <= h < n or h not in range(g - 5, g + 6):
+                break
+            if live[h]:
+                g = h
+        return g
+    a, b = widen(runs[0][0], -1), widen(runs[-1][1] - 1, 1)
+    return a * hop / R, (b + 1) * hop / R
 
 def chords(sec):
     n = int(sec * R); t = np.arange(n) / R; y = np.zeros(n, np.float32)
@@ -74,7 +136,7 @@ while t < minutes * 60:
         if u.get('words'):
             ws = [{'word': w['word'], 'start': round(t0 + w['start'], 4), 'end': round(t0 + w['end'], 4)} for w in u['words']]
         else:
-            a, b = loud_edges(x); toks = u['text'].split()
+            a, b = (loud_edges if goldkind == 'loud' else speech_edges)(x); toks = u['text'].split()
             ws = [{'word': w, 'start': round(t0 + a, 4), 'end': round(t0 + b, 4)} for w in toks]
         words += ws; texts.append(u['text'])
         sents.append({'words': len(ws), 'start': ws[0]['start'], 'end': ws[-1]['end'], 'text': u['text'], 'has_words': bool(u.get('words'))})
