@@ -295,31 +295,34 @@ func shift(words []Word, d, end float64) []Word {
 }
 
 // alignLong aligns audio longer than MaxPiece in two passes over pieces of
-// at most MaxPiece/2 cut at silences. The first encodes every piece and
-// keeps only its CTC log-probabilities (T x V floats: 14 MB an hour); the
-// whole transcript is then segmented against all of them at once
-// (CTCSegment), which gives every word the piece it lies in without
-// recognising anything. The second pass encodes each piece again and aligns
-// its words with the attention path (alignEncoded). Memory is one piece's
-// encoding plus the CTC matrix and the segmentation's back-pointers; time is
-// linear in the length.
+// at most MaxPiece/2 cut at silences. The first encodes every piece
+// (encodePieces) and keeps its encoder outputs and CTC log-probabilities
+// (T x (2H + V) floats: 137 MB an hour); the whole transcript is then
+// segmented against all the CTC log-probabilities at once (CTCSegment),
+// which gives every word the piece it lies in without recognising
+// anything. The second pass aligns each piece's words with the attention
+// path (alignEncoded) on its kept encoding, which it then lets go. Memory is
+// the kept encodings plus the segmentation's back-pointers; time is linear
+// in the length.
 func (a *Aligner) alignLong(ctx context.Context, samples []float32, txt *normalize.Text) ([]Word, *Detail, error) {
 	const rate = 16000
 	pieces := SplitAtSilences(samples, rate, a.MaxPiece/2, a.MinPause)
-	V := a.Model.Net.Cfg.V()
-	var logp []float32
-	firstFrame := make([]int, len(pieces)+1) // encoder frame of each piece's start
-	for i, p := range pieces {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-		e := a.encode(samples[p.Start:p.End])
-		if e.enc != nil {
-			logp = append(logp, e.enc.CTCLogProbs...)
-		}
-		firstFrame[i+1] = len(logp) / V
+	encs, err := a.encodePieces(ctx, samples, pieces)
+	if err != nil {
+		return nil, nil, err
 	}
-	T := len(logp) / V
+	V := a.Model.Net.Cfg.V()
+	firstFrame := make([]int, len(pieces)+1) // encoder frame of each piece's start
+	for i, e := range encs {
+		firstFrame[i+1] = firstFrame[i] + e.T
+	}
+	T := firstFrame[len(pieces)]
+	logp := make([]float32, 0, T*V)
+	for i, e := range encs {
+		logp = append(logp, e.CTCLogProbs...)
+		// The piece's log-probabilities now live in logp only.
+		e.CTCLogProbs = logp[firstFrame[i]*V : firstFrame[i+1]*V : firstFrame[i+1]*V]
+	}
 	chars := Transcript(txt)
 	seg := CTCSegment(logp, T, V, chars, a.Seg)
 	if a.Variants {
@@ -343,16 +346,28 @@ func (a *Aligner) alignLong(ctx context.Context, samples []float32, txt *normali
 			return nil, nil, err
 		}
 		lo, hi := pieceOf[i], pieceOf[i+1]
+		enc := encs[i]
+		encs[i] = nil // let the piece's encoding go once aligned
 		if lo == hi {
 			continue
 		}
+		var ep *encodedPiece
+		if enc.T > 0 {
+			a.Model.Net.AddKeys(enc)
+			ep = &encodedPiece{samples: samples[p.Start:p.End], enc: enc}
+		} else {
+			ep = &encodedPiece{samples: samples[p.Start:p.End]}
+		}
 		sub := &normalize.Text{Tokens: txt.Tokens[lo:hi]}
-		words, det, err := a.alignEncoded(a.encode(samples[p.Start:p.End]), sub, false)
+		words, det, err := a.alignEncoded(ep, sub, false)
 		if err != nil {
 			return nil, nil, err
 		}
 		start, _ := p.Seconds(rate)
 		if first == nil && det != nil {
+			// Only the first piece's detail is returned: its features
+			// are computed again for it alone.
+			det.Feats, det.Frames = a.Model.Features(ep.samples)
 			det.Start = start
 			first = det
 		}
@@ -360,6 +375,31 @@ func (a *Aligner) alignLong(ctx context.Context, samples []float32, txt *normali
 		parts = append(parts, words)
 	}
 	return Stitch(offsets, parts), first, nil
+}
+
+// encodeBatch is the number of pieces encodePieces runs through the
+// encoder together.
+const encodeBatch = 8
+
+// encodePieces computes the features and encoding of every piece of
+// samples, encodeBatch pieces at a time (model.Net.EncodeBatch), and returns
+// the encodings without their attention keys. Pieces with no frames get
+// empty encodings.
+func (a *Aligner) encodePieces(ctx context.Context, samples []float32, pieces []Piece) ([]*model.Encoded, error) {
+	encs := make([]*model.Encoded, 0, len(pieces))
+	for lo := 0; lo < len(pieces); lo += encodeBatch {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		hi := min(lo+encodeBatch, len(pieces))
+		feats := make([][]float32, hi-lo)
+		frames := make([]int, hi-lo)
+		for i, p := range pieces[lo:hi] {
+			feats[i], frames[i] = a.Model.Features(samples[p.Start:p.End])
+		}
+		encs = append(encs, a.Model.Net.EncodeBatch(feats, frames)...)
+	}
+	return encs, nil
 }
 
 // tokenPieces divides the tokens of txt between pieces whose encoder frames
