@@ -237,23 +237,36 @@ func (a *Aligner) Transcribe(samples []float32, dec model.DecodeOptions, timed b
 // once ctx is done, returning ctx.Err(), and returns an error for options
 // that fail DecodeOptions.Validate.
 func (a *Aligner) TranscribeContext(ctx context.Context, samples []float32, dec model.DecodeOptions, timed bool) (string, []Word, error) {
+	text, words, _, err := a.TranscribeEncoded(ctx, samples, dec, timed)
+	return text, words, err
+}
+
+// TranscribeEncoded is TranscribeContext that also returns the encoding of
+// samples when they were recognised in one piece (nil when they were split,
+// or had no frames), so that a caller can read more from it without
+// encoding them again.
+func (a *Aligner) TranscribeEncoded(ctx context.Context, samples []float32, dec model.DecodeOptions, timed bool) (string, []Word, *model.Encoded, error) {
 	const rate = 16000
 	pieces := []Piece{{Start: 0, End: len(samples)}}
 	if time.Duration(len(samples))*time.Second/rate > a.MaxPiece {
 		pieces = SplitAtSilences(samples, rate, a.MaxPiece, a.MinPause)
 	}
 	var (
+		whole   *model.Encoded
 		texts   []string
 		offsets []float64
 		parts   [][]Word
 	)
 	for _, p := range pieces {
 		if err := a.check(); err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 		r, err := a.Model.RecognizeContext(ctx, samples[p.Start:p.End], dec)
 		if err != nil {
-			return "", nil, err
+			return "", nil, nil, err
+		}
+		if p.Start == 0 && p.End == len(samples) {
+			whole = r.Enc
 		}
 		if r.Text == "" {
 			continue
@@ -264,20 +277,20 @@ func (a *Aligner) TranscribeContext(ctx context.Context, samples []float32, dec 
 		}
 		txt, err := normalize.Normalize(r.Text)
 		if err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 		words, _, err := a.alignEncoded(&encodedPiece{samples: samples[p.Start:p.End], feats: r.Feats, frames: r.Frames, enc: r.Enc}, txt, false)
 		if err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 		start, _ := p.Seconds(rate)
 		offsets = append(offsets, start)
 		parts = append(parts, words)
 	}
 	if !timed {
-		return strings.Join(texts, " "), nil, nil
+		return strings.Join(texts, " "), nil, whole, nil
 	}
-	return strings.Join(texts, " "), Stitch(offsets, parts), nil
+	return strings.Join(texts, " "), Stitch(offsets, parts), whole, nil
 }
 
 // shift adds d seconds to every time of words, clamped to [0, end].
