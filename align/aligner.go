@@ -390,16 +390,27 @@ func (a *Aligner) alignLong(ctx context.Context, samples []float32, txt *normali
 	return Stitch(offsets, parts), first, nil
 }
 
+// KeptBytes is about how much memory Align holds, beyond the samples
+// themselves and one piece's work, for n samples of audio: a long
+// recording's encodings (encoder outputs and CTC log-probabilities, float32)
+// and its CTC segmentation's back-pointers (see alignLong).
+func (a *Aligner) KeptBytes(n int) int64 {
+	cfg := &a.Model.Net.Cfg
+	frames := int64(n)/int64(160*cfg.Stack) + 1 // encoder frames (10 ms hop)
+	return frames * (int64(cfg.EncDim()+cfg.V())*4 + int64(a.Seg.Band/4+4))
+}
+
 // encodeBatch is the number of pieces encodePieces runs through the
 // encoder together.
 const encodeBatch = 8
 
 // encodePieces computes the features and encoding of every piece of
-// samples, encodeBatch pieces at a time (model.Net.EncodeBatch), and returns
+// samples, encodeBatch pieces at a time (model.BatchEncoder), and returns
 // the encodings without their attention keys. Pieces with no frames get
 // empty encodings.
 func (a *Aligner) encodePieces(ctx context.Context, samples []float32, pieces []Piece) ([]*model.Encoded, error) {
 	encs := make([]*model.Encoded, 0, len(pieces))
+	be := a.Model.Net.NewBatchEncoder()
 	for lo := 0; lo < len(pieces); lo += encodeBatch {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -410,7 +421,7 @@ func (a *Aligner) encodePieces(ctx context.Context, samples []float32, pieces []
 		for i, p := range pieces[lo:hi] {
 			feats[i], frames[i] = a.Model.Features(samples[p.Start:p.End])
 		}
-		encs = append(encs, a.Model.Net.EncodeBatch(feats, frames)...)
+		encs = append(encs, be.Encode(feats, frames)...)
 	}
 	return encs, nil
 }

@@ -18,8 +18,8 @@ type Net[F kern.Float] struct {
 	// (by default they run on two).
 	SerialEncoder bool
 
-	pool    sync.Pool // *stepScratch[F]
-	encPool sync.Pool // *encBatch[F], EncodeBatch's workspace
+	pool       sync.Pool // *stepScratch[F]
+	encOnePool sync.Pool // *encCache[F], EncodeCTC's workspace
 }
 
 // Model is the production (float32) network.
@@ -45,6 +45,16 @@ type Encoded = EncOutput[float32]
 // CMVN-normalised log-mel frames. frames may be 0 (T = 0). It panics if feats
 // is shorter than frames*NumMel.
 func (m *Net[F]) Encode(feats []F, frames int) *EncOutput[F] {
+	e := m.EncodeCTC(feats, frames)
+	if e.T > 0 {
+		m.AddKeys(e)
+	}
+	return e
+}
+
+// EncodeCTC is Encode without the attention keys (Vhb nil; AddKeys adds
+// them), for callers that read only the CTC head (the endpointer).
+func (m *Net[F]) EncodeCTC(feats []F, frames int) *EncOutput[F] {
 	cfg := &m.Cfg
 	if frames < 0 || len(feats) < frames*cfg.NumMel {
 		panic(fmt.Sprintf("model: Encode feats has %d values, need %d frames of %d", len(feats), frames, cfg.NumMel))
@@ -52,11 +62,18 @@ func (m *Net[F]) Encode(feats []F, frames int) *EncOutput[F] {
 	if frames == 0 {
 		return &EncOutput[F]{}
 	}
-	var c encCache[F]
-	encoderForward(&c, m.P, feats, frames, nil, !m.SerialEncoder)
-	e := m.ctcHead(c.Out(), c.T)
-	m.AddKeys(e)
-	return e
+	// The encoder's caches are scratch here: they are pooled, and only the
+	// output leaves with the encoding.
+	c, _ := m.encOnePool.Get().(*encCache[F])
+	if c == nil {
+		c = &encCache[F]{}
+	}
+	encoderForward(c, m.P, feats, frames, nil, !m.SerialEncoder)
+	last := &c.Layers[c.L-1]
+	h, T := last.Y, c.T
+	last.Y = nil
+	m.encOnePool.Put(c)
+	return m.ctcHead(h, T)
 }
 
 // ctcHead returns the encoding of h (T, 2H) with its CTC log-probabilities
@@ -72,27 +89,39 @@ func (m *Net[F]) ctcHead(h []F, T int) *EncOutput[F] {
 }
 
 // AddKeys computes the attention keys e.Vhb from e.H, for an encoding made
-// without them (EncodeBatch), before it is decoded.
+// without them (EncodeCTC, BatchEncoder), before it is decoded.
 func (m *Net[F]) AddKeys(e *EncOutput[F]) {
 	H2, A := m.Cfg.EncDim(), m.Cfg.AttDim
 	e.Vhb = make([]F, e.T*A)
 	linearForward(e.Vhb, e.H, m.P.AttV, m.P.AttB, e.T, H2, A)
 }
 
-// EncodeBatch is Encode for several utterances, feats[i] (frames[i],
-// NumMel), run through the encoder together: each recurrent step is one
-// matrix product over the utterances still running instead of one
-// matrix-vector product per utterance. The encodings equal Encode's up to
-// float rounding, but have no attention keys (Vhb nil: AddKeys adds them),
-// so that a caller holding many encodings (long alignment) does not keep
-// them. An utterance of 0 frames gives an empty encoding.
-func (m *Net[F]) EncodeBatch(feats [][]F, frames []int) []*EncOutput[F] {
+// BatchEncoder runs several utterances through the encoder together: each
+// recurrent step is one matrix product over the utterances still running
+// instead of one matrix-vector product per utterance. It keeps its
+// workspace between batches; use one per goroutine, and drop it to free
+// that workspace.
+type BatchEncoder[F kern.Float] struct {
+	net *Net[F]
+	c   encBatch[F]
+}
+
+// NewBatchEncoder returns a BatchEncoder for m.
+func (m *Net[F]) NewBatchEncoder() *BatchEncoder[F] { return &BatchEncoder[F]{net: m} }
+
+// Encode is Encode for the utterances feats[i] (frames[i], NumMel). The
+// encodings equal Encode's up to float rounding, but have no attention keys
+// (Vhb nil: Net.AddKeys adds them), so that a caller holding many encodings
+// (long alignment) does not keep them. An utterance of 0 frames gives an
+// empty encoding.
+func (be *BatchEncoder[F]) Encode(feats [][]F, frames []int) []*EncOutput[F] {
+	m := be.net
 	cfg := &m.Cfg
 	out := make([]*EncOutput[F], len(feats))
 	var order []int // utterances with frames, by non-increasing length
 	for i, f := range frames {
 		if f < 0 || len(feats[i]) < f*cfg.NumMel {
-			panic(fmt.Sprintf("model: EncodeBatch feats[%d] has %d values, need %d frames of %d", i, len(feats[i]), f, cfg.NumMel))
+			panic(fmt.Sprintf("model: BatchEncoder.Encode feats[%d] has %d values, need %d frames of %d", i, len(feats[i]), f, cfg.NumMel))
 		}
 		if f == 0 {
 			out[i] = &EncOutput[F]{}
@@ -108,10 +137,7 @@ func (m *Net[F]) EncodeBatch(feats [][]F, frames []int) []*EncOutput[F] {
 	for k, i := range order {
 		fs[k], fr[k] = feats[i], frames[i]
 	}
-	c, _ := m.encPool.Get().(*encBatch[F])
-	if c == nil {
-		c = &encBatch[F]{}
-	}
+	c := &be.c
 	encoderBatchForward(c, m.P, fs, fr, nil, false)
 	H2 := cfg.EncDim()
 	for k, i := range order {
@@ -120,7 +146,6 @@ func (m *Net[F]) EncodeBatch(feats [][]F, frames []int) []*EncOutput[F] {
 		gatherSeq(&c.sb, h, c.Out(), k, H2)
 		out[i] = m.ctcHead(h, T)
 	}
-	m.encPool.Put(c)
 	return out
 }
 

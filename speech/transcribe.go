@@ -223,7 +223,7 @@ func ctcBest(b *model.Bundle, samples []float32, enc *model.Encoded) string {
 		if n == 0 {
 			return ""
 		}
-		enc = b.Net.Encode(feats, n)
+		enc = b.Net.EncodeCTC(feats, n)
 	}
 	frames := make([]frameInfo, enc.T)
 	for t, tok := range model.CTCBest(enc) {
