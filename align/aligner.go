@@ -20,8 +20,9 @@ import (
 // the utterances it was trained on); the transcript is divided between the
 // pieces by recognising each piece with the CTC head, matching the
 // recognised characters to the transcript and mending the seams by CTC
-// likelihood, so memory stays bounded by one piece and time grows linearly
-// with the audio.
+// likelihood. Every piece is encoded once (the pieces several at a time);
+// memory grows with the audio by its encodings (about 140 MB an hour, see
+// KeptBytes) and time linearly.
 type Aligner struct {
 	Model *model.Bundle
 	// Options configures the path and word building. FrameSec is taken
@@ -401,8 +402,9 @@ func (a *Aligner) KeptBytes(n int) int64 {
 }
 
 // encodeBatch is the number of pieces encodePieces runs through the
-// encoder together.
-const encodeBatch = 8
+// encoder together: one row tile of the float32 matrix kernels (6 rows), so
+// that no step computes rows it throws away while all pieces run.
+const encodeBatch = 6
 
 // encodePieces computes the features and encoding of every piece of
 // samples, encodeBatch pieces at a time (model.BatchEncoder), and returns
