@@ -10,6 +10,7 @@ import (
 
 	"github.com/heed-asr/heed/align/normalize"
 	"github.com/heed-asr/heed/model"
+	"github.com/heed-asr/heed/model/modelfile"
 )
 
 // Aligner times written transcripts against 16 kHz audio with a heed model:
@@ -21,7 +22,7 @@ import (
 // pieces by recognising each piece with the CTC head, matching the
 // recognised characters to the transcript and mending the seams by CTC
 // likelihood. Every piece is encoded once (the pieces several at a time);
-// memory grows with the audio by its encodings (about 140 MB an hour, see
+// memory grows with the audio by its encodings (about 120 MB an hour, see
 // KeptBytes) and time linearly.
 type Aligner struct {
 	Model *model.Bundle
@@ -311,7 +312,7 @@ func shift(words []Word, d, end float64) []Word {
 // alignLong aligns audio longer than MaxPiece in two passes over pieces of
 // at most MaxPiece/2 cut at silences. The first encodes every piece
 // (encodePieces) and keeps its encoder outputs and CTC log-probabilities
-// (T x (2H + V) floats: 137 MB an hour); the whole transcript is then
+// (T x 2H float16 and T x V float32: 75 MB an hour); the whole transcript is then
 // segmented against all the CTC log-probabilities at once (CTCSegment),
 // which gives every word the piece it lies in without recognising
 // anything. The second pass aligns each piece's words with the attention
@@ -329,6 +330,16 @@ func (a *Aligner) alignLong(ctx context.Context, samples []float32, txt *normali
 	firstFrame := make([]int, len(pieces)+1) // encoder frame of each piece's start
 	for i, e := range encs {
 		firstFrame[i+1] = firstFrame[i] + e.T
+	}
+	// The encoder outputs wait for the second pass as float16, which halves
+	// the largest part of what an hour keeps (61 MB of 123).
+	h16 := make([][]uint16, len(encs))
+	for i, e := range encs {
+		h16[i] = make([]uint16, len(e.H))
+		for j, v := range e.H {
+			h16[i][j] = modelfile.F32ToF16(v)
+		}
+		e.H = nil
 	}
 	T := firstFrame[len(pieces)]
 	logp := make([]float32, 0, T*V)
@@ -360,13 +371,17 @@ func (a *Aligner) alignLong(ctx context.Context, samples []float32, txt *normali
 			return nil, nil, err
 		}
 		lo, hi := pieceOf[i], pieceOf[i+1]
-		enc := encs[i]
-		encs[i] = nil // let the piece's encoding go once aligned
+		enc, h := encs[i], h16[i]
+		encs[i], h16[i] = nil, nil // let the piece's encoding go once aligned
 		if lo == hi {
 			continue
 		}
 		var ep *encodedPiece
 		if enc.T > 0 {
+			enc.H = make([]float32, len(h))
+			for j, v := range h {
+				enc.H[j] = modelfile.F16ToF32(v)
+			}
 			a.Model.Net.AddKeys(enc)
 			ep = &encodedPiece{samples: samples[p.Start:p.End], enc: enc}
 		} else {
@@ -393,12 +408,12 @@ func (a *Aligner) alignLong(ctx context.Context, samples []float32, txt *normali
 
 // KeptBytes is about how much memory Align holds, beyond the samples
 // themselves and one piece's work, for n samples of audio: a long
-// recording's encodings (encoder outputs and CTC log-probabilities, float32)
-// and its CTC segmentation's back-pointers (see alignLong).
+// recording's encodings (encoder outputs as float16, CTC log-probabilities
+// as float32) and its CTC segmentation's back-pointers (see alignLong).
 func (a *Aligner) KeptBytes(n int) int64 {
 	cfg := &a.Model.Net.Cfg
 	frames := int64(n)/int64(160*cfg.Stack) + 1 // encoder frames (10 ms hop)
-	return frames * (int64(cfg.EncDim()+cfg.V())*4 + int64(a.Seg.Band/4+4))
+	return frames * (int64(cfg.EncDim())*2 + int64(cfg.V())*4 + int64(a.Seg.Band/4+4))
 }
 
 // encodeBatch is the number of pieces encodePieces runs through the
