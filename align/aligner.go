@@ -322,7 +322,7 @@ func shift(words []Word, d, end float64) []Word {
 func (a *Aligner) alignLong(ctx context.Context, samples []float32, txt *normalize.Text) ([]Word, *Detail, error) {
 	const rate = 16000
 	pieces := SplitAtSilences(samples, rate, a.MaxPiece/2, a.MinPause)
-	encs, err := a.encodePieces(ctx, samples, pieces)
+	encs, h16, err := a.encodePieces(ctx, samples, pieces)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -330,16 +330,6 @@ func (a *Aligner) alignLong(ctx context.Context, samples []float32, txt *normali
 	firstFrame := make([]int, len(pieces)+1) // encoder frame of each piece's start
 	for i, e := range encs {
 		firstFrame[i+1] = firstFrame[i] + e.T
-	}
-	// The encoder outputs wait for the second pass as float16, which halves
-	// the largest part of what an hour keeps (61 MB of 123).
-	h16 := make([][]uint16, len(encs))
-	for i, e := range encs {
-		h16[i] = make([]uint16, len(e.H))
-		for j, v := range e.H {
-			h16[i][j] = modelfile.F32ToF16(v)
-		}
-		e.H = nil
 	}
 	T := firstFrame[len(pieces)]
 	logp := make([]float32, 0, T*V)
@@ -422,15 +412,18 @@ func (a *Aligner) KeptBytes(n int) int64 {
 const encodeBatch = 6
 
 // encodePieces computes the features and encoding of every piece of
-// samples, encodeBatch pieces at a time (model.BatchEncoder), and returns
-// the encodings without their attention keys. Pieces with no frames get
-// empty encodings.
-func (a *Aligner) encodePieces(ctx context.Context, samples []float32, pieces []Piece) ([]*model.Encoded, error) {
+// samples, encodeBatch pieces at a time (model.BatchEncoder). It returns
+// the encodings without their attention keys and without their encoder
+// outputs, which it returns apart as float16: they wait for alignEncoded,
+// and float16 halves the largest part of what an hour keeps (61 MB of 123).
+// Pieces with no frames get empty encodings.
+func (a *Aligner) encodePieces(ctx context.Context, samples []float32, pieces []Piece) ([]*model.Encoded, [][]uint16, error) {
 	encs := make([]*model.Encoded, 0, len(pieces))
+	h16 := make([][]uint16, 0, len(pieces))
 	be := a.Model.Net.NewBatchEncoder()
 	for lo := 0; lo < len(pieces); lo += encodeBatch {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		hi := min(lo+encodeBatch, len(pieces))
 		feats := make([][]float32, hi-lo)
@@ -438,9 +431,16 @@ func (a *Aligner) encodePieces(ctx context.Context, samples []float32, pieces []
 		for i, p := range pieces[lo:hi] {
 			feats[i], frames[i] = a.Model.Features(samples[p.Start:p.End])
 		}
-		encs = append(encs, be.Encode(feats, frames)...)
+		for _, e := range be.Encode(feats, frames) {
+			h := make([]uint16, len(e.H))
+			for j, v := range e.H {
+				h[j] = modelfile.F32ToF16(v)
+			}
+			e.H = nil
+			encs, h16 = append(encs, e), append(h16, h)
+		}
 	}
-	return encs, nil
+	return encs, h16, nil
 }
 
 // tokenPieces divides the tokens of txt between pieces whose encoder frames
