@@ -10,6 +10,7 @@ import (
 
 	"github.com/heed-asr/heed/align/normalize"
 	"github.com/heed-asr/heed/model"
+	"github.com/heed-asr/heed/model/modelfile"
 )
 
 // Aligner times written transcripts against 16 kHz audio with a heed model:
@@ -20,8 +21,9 @@ import (
 // the utterances it was trained on); the transcript is divided between the
 // pieces by recognising each piece with the CTC head, matching the
 // recognised characters to the transcript and mending the seams by CTC
-// likelihood, so memory stays bounded by one piece and time grows linearly
-// with the audio.
+// likelihood. Every piece is encoded once (the pieces several at a time);
+// memory grows with the audio by its encodings (about 120 MB an hour, see
+// KeptBytes) and time linearly.
 type Aligner struct {
 	Model *model.Bundle
 	// Options configures the path and word building. FrameSec is taken
@@ -237,23 +239,36 @@ func (a *Aligner) Transcribe(samples []float32, dec model.DecodeOptions, timed b
 // once ctx is done, returning ctx.Err(), and returns an error for options
 // that fail DecodeOptions.Validate.
 func (a *Aligner) TranscribeContext(ctx context.Context, samples []float32, dec model.DecodeOptions, timed bool) (string, []Word, error) {
+	text, words, _, err := a.TranscribeEncoded(ctx, samples, dec, timed)
+	return text, words, err
+}
+
+// TranscribeEncoded is TranscribeContext that also returns the encoding of
+// samples when they were recognised in one piece (nil when they were split,
+// or had no frames), so that a caller can read more from it without
+// encoding them again.
+func (a *Aligner) TranscribeEncoded(ctx context.Context, samples []float32, dec model.DecodeOptions, timed bool) (string, []Word, *model.Encoded, error) {
 	const rate = 16000
 	pieces := []Piece{{Start: 0, End: len(samples)}}
 	if time.Duration(len(samples))*time.Second/rate > a.MaxPiece {
 		pieces = SplitAtSilences(samples, rate, a.MaxPiece, a.MinPause)
 	}
 	var (
+		whole   *model.Encoded
 		texts   []string
 		offsets []float64
 		parts   [][]Word
 	)
 	for _, p := range pieces {
 		if err := a.check(); err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 		r, err := a.Model.RecognizeContext(ctx, samples[p.Start:p.End], dec)
 		if err != nil {
-			return "", nil, err
+			return "", nil, nil, err
+		}
+		if p.Start == 0 && p.End == len(samples) {
+			whole = r.Enc
 		}
 		if r.Text == "" {
 			continue
@@ -264,20 +279,20 @@ func (a *Aligner) TranscribeContext(ctx context.Context, samples []float32, dec 
 		}
 		txt, err := normalize.Normalize(r.Text)
 		if err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 		words, _, err := a.alignEncoded(&encodedPiece{samples: samples[p.Start:p.End], feats: r.Feats, frames: r.Frames, enc: r.Enc}, txt, false)
 		if err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 		start, _ := p.Seconds(rate)
 		offsets = append(offsets, start)
 		parts = append(parts, words)
 	}
 	if !timed {
-		return strings.Join(texts, " "), nil, nil
+		return strings.Join(texts, " "), nil, whole, nil
 	}
-	return strings.Join(texts, " "), Stitch(offsets, parts), nil
+	return strings.Join(texts, " "), Stitch(offsets, parts), whole, nil
 }
 
 // shift adds d seconds to every time of words, clamped to [0, end].
@@ -295,31 +310,34 @@ func shift(words []Word, d, end float64) []Word {
 }
 
 // alignLong aligns audio longer than MaxPiece in two passes over pieces of
-// at most MaxPiece/2 cut at silences. The first encodes every piece and
-// keeps only its CTC log-probabilities (T x V floats: 14 MB an hour); the
-// whole transcript is then segmented against all of them at once
-// (CTCSegment), which gives every word the piece it lies in without
-// recognising anything. The second pass encodes each piece again and aligns
-// its words with the attention path (alignEncoded). Memory is one piece's
-// encoding plus the CTC matrix and the segmentation's back-pointers; time is
-// linear in the length.
+// at most MaxPiece/2 cut at silences. The first encodes every piece
+// (encodePieces) and keeps its encoder outputs and CTC log-probabilities
+// (T x 2H float16 and T x V float32: 75 MB an hour); the whole transcript is then
+// segmented against all the CTC log-probabilities at once (CTCSegment),
+// which gives every word the piece it lies in without recognising
+// anything. The second pass aligns each piece's words with the attention
+// path (alignEncoded) on its kept encoding, which it then lets go. Memory is
+// the kept encodings plus the segmentation's back-pointers; time is linear
+// in the length.
 func (a *Aligner) alignLong(ctx context.Context, samples []float32, txt *normalize.Text) ([]Word, *Detail, error) {
 	const rate = 16000
 	pieces := SplitAtSilences(samples, rate, a.MaxPiece/2, a.MinPause)
-	V := a.Model.Net.Cfg.V()
-	var logp []float32
-	firstFrame := make([]int, len(pieces)+1) // encoder frame of each piece's start
-	for i, p := range pieces {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-		e := a.encode(samples[p.Start:p.End])
-		if e.enc != nil {
-			logp = append(logp, e.enc.CTCLogProbs...)
-		}
-		firstFrame[i+1] = len(logp) / V
+	encs, h16, err := a.encodePieces(ctx, samples, pieces)
+	if err != nil {
+		return nil, nil, err
 	}
-	T := len(logp) / V
+	V := a.Model.Net.Cfg.V()
+	firstFrame := make([]int, len(pieces)+1) // encoder frame of each piece's start
+	for i, e := range encs {
+		firstFrame[i+1] = firstFrame[i] + e.T
+	}
+	T := firstFrame[len(pieces)]
+	logp := make([]float32, 0, T*V)
+	for i, e := range encs {
+		logp = append(logp, e.CTCLogProbs...)
+		// The piece's log-probabilities now live in logp only.
+		e.CTCLogProbs = logp[firstFrame[i]*V : firstFrame[i+1]*V : firstFrame[i+1]*V]
+	}
 	chars := Transcript(txt)
 	seg := CTCSegment(logp, T, V, chars, a.Seg)
 	if a.Variants {
@@ -343,16 +361,32 @@ func (a *Aligner) alignLong(ctx context.Context, samples []float32, txt *normali
 			return nil, nil, err
 		}
 		lo, hi := pieceOf[i], pieceOf[i+1]
+		enc, h := encs[i], h16[i]
+		encs[i], h16[i] = nil, nil // let the piece's encoding go once aligned
 		if lo == hi {
 			continue
 		}
+		var ep *encodedPiece
+		if enc.T > 0 {
+			enc.H = make([]float32, len(h))
+			for j, v := range h {
+				enc.H[j] = modelfile.F16ToF32(v)
+			}
+			a.Model.Net.AddKeys(enc)
+			ep = &encodedPiece{samples: samples[p.Start:p.End], enc: enc}
+		} else {
+			ep = &encodedPiece{samples: samples[p.Start:p.End]}
+		}
 		sub := &normalize.Text{Tokens: txt.Tokens[lo:hi]}
-		words, det, err := a.alignEncoded(a.encode(samples[p.Start:p.End]), sub, false)
+		words, det, err := a.alignEncoded(ep, sub, false)
 		if err != nil {
 			return nil, nil, err
 		}
 		start, _ := p.Seconds(rate)
 		if first == nil && det != nil {
+			// Only the first piece's detail is returned: its features
+			// are computed again for it alone.
+			det.Feats, det.Frames = a.Model.Features(ep.samples)
 			det.Start = start
 			first = det
 		}
@@ -360,6 +394,53 @@ func (a *Aligner) alignLong(ctx context.Context, samples []float32, txt *normali
 		parts = append(parts, words)
 	}
 	return Stitch(offsets, parts), first, nil
+}
+
+// KeptBytes is about how much memory Align holds, beyond the samples
+// themselves and one piece's work, for n samples of audio: a long
+// recording's encodings (encoder outputs as float16, CTC log-probabilities
+// as float32) and its CTC segmentation's back-pointers (see alignLong).
+func (a *Aligner) KeptBytes(n int) int64 {
+	cfg := &a.Model.Net.Cfg
+	frames := int64(n)/int64(160*cfg.Stack) + 1 // encoder frames (10 ms hop)
+	return frames * (int64(cfg.EncDim())*2 + int64(cfg.V())*4 + int64(a.Seg.Band/4+4))
+}
+
+// encodeBatch is the number of pieces encodePieces runs through the
+// encoder together: one row tile of the float32 matrix kernels (6 rows), so
+// that no step computes rows it throws away while all pieces run.
+const encodeBatch = 6
+
+// encodePieces computes the features and encoding of every piece of
+// samples, encodeBatch pieces at a time (model.BatchEncoder). It returns
+// the encodings without their attention keys and without their encoder
+// outputs, which it returns apart as float16: they wait for alignEncoded,
+// and float16 halves the largest part of what an hour keeps (61 MB of 123).
+// Pieces with no frames get empty encodings.
+func (a *Aligner) encodePieces(ctx context.Context, samples []float32, pieces []Piece) ([]*model.Encoded, [][]uint16, error) {
+	encs := make([]*model.Encoded, 0, len(pieces))
+	h16 := make([][]uint16, 0, len(pieces))
+	be := a.Model.Net.NewBatchEncoder()
+	for lo := 0; lo < len(pieces); lo += encodeBatch {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		hi := min(lo+encodeBatch, len(pieces))
+		feats := make([][]float32, hi-lo)
+		frames := make([]int, hi-lo)
+		for i, p := range pieces[lo:hi] {
+			feats[i], frames[i] = a.Model.Features(samples[p.Start:p.End])
+		}
+		for _, e := range be.Encode(feats, frames) {
+			h := make([]uint16, len(e.H))
+			for j, v := range e.H {
+				h[j] = modelfile.F32ToF16(v)
+			}
+			e.H = nil
+			encs, h16 = append(encs, e), append(h16, h)
+		}
+	}
+	return encs, h16, nil
 }
 
 // tokenPieces divides the tokens of txt between pieces whose encoder frames

@@ -11,17 +11,29 @@ import "github.com/heed-asr/heed/internal/kern"
 // f is (hi-lo+1, nf).
 func convForward[F kern.Float](f, a, filt []F, T, lo, hi, nf, K int) {
 	half := K / 2
-	for j := lo; j <= hi; j++ {
-		row := f[(j-lo)*nf : (j-lo+1)*nf]
-		w0, w1 := max(0, half-j), min(K, T-j+half) // taps that stay inside [0, T)
+	// Frame t adds a[t] times the reversed filters, filtR[r][k] =
+	// filt[k][K-1-r], to rows t-half..t+half of f, which lie next to each
+	// other: one axpy per frame instead of a scalar sum per row and filter.
+	var buf [512]F
+	filtR := buf[:0]
+	if nf*K > len(buf) {
+		filtR = make([]F, 0, nf*K)
+	}
+	filtR = filtR[:nf*K]
+	for r := 0; r < K; r++ {
 		for k := 0; k < nf; k++ {
-			fk := filt[k*K : k*K+K]
-			var s F
-			for w := w0; w < w1; w++ {
-				s += fk[w] * a[j+w-half]
-			}
-			row[k] = s
+			filtR[r*nf+k] = filt[k*K+K-1-r]
 		}
+	}
+	clear(f[:(hi-lo+1)*nf])
+	for t := max(0, lo-half); t <= min(T-1, hi+half); t++ {
+		v := a[t]
+		if v == 0 {
+			continue
+		}
+		j0, j1 := max(lo, t-half), min(hi, t+half) // rows reached
+		g := filtR[(j0-(t-half))*nf : (j1-(t-half)+1)*nf]
+		kern.Axpy(f[(j0-lo)*nf:(j1-lo+1)*nf], v, g)
 	}
 }
 

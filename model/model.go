@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"sort"
 	"sync"
 
 	"github.com/heed-asr/heed/internal/kern"
@@ -17,7 +18,8 @@ type Net[F kern.Float] struct {
 	// (by default they run on two).
 	SerialEncoder bool
 
-	pool sync.Pool // *stepScratch[F]
+	pool       sync.Pool // *stepScratch[F]
+	encOnePool sync.Pool // *encCache[F], EncodeCTC's workspace
 }
 
 // Model is the production (float32) network.
@@ -43,6 +45,16 @@ type Encoded = EncOutput[float32]
 // CMVN-normalised log-mel frames. frames may be 0 (T = 0). It panics if feats
 // is shorter than frames*NumMel.
 func (m *Net[F]) Encode(feats []F, frames int) *EncOutput[F] {
+	e := m.EncodeCTC(feats, frames)
+	if e.T > 0 {
+		m.AddKeys(e)
+	}
+	return e
+}
+
+// EncodeCTC is Encode without the attention keys (Vhb nil; AddKeys adds
+// them), for callers that read only the CTC head (the endpointer).
+func (m *Net[F]) EncodeCTC(feats []F, frames int) *EncOutput[F] {
 	cfg := &m.Cfg
 	if frames < 0 || len(feats) < frames*cfg.NumMel {
 		panic(fmt.Sprintf("model: Encode feats has %d values, need %d frames of %d", len(feats), frames, cfg.NumMel))
@@ -50,16 +62,91 @@ func (m *Net[F]) Encode(feats []F, frames int) *EncOutput[F] {
 	if frames == 0 {
 		return &EncOutput[F]{}
 	}
-	var c encCache[F]
-	encoderForward(&c, m.P, feats, frames, nil, !m.SerialEncoder)
-	T, H2, V, A := c.T, cfg.EncDim(), cfg.V(), cfg.AttDim
-	e := &EncOutput[F]{T: T, H: c.Out(), CTCLogProbs: make([]F, T*V), Vhb: make([]F, T*A)}
+	// The encoder's caches are scratch here: they are pooled, and only the
+	// output leaves with the encoding.
+	c, _ := m.encOnePool.Get().(*encCache[F])
+	if c == nil {
+		c = &encCache[F]{}
+	}
+	encoderForward(c, m.P, feats, frames, nil, !m.SerialEncoder)
+	last := &c.Layers[c.L-1]
+	h, T := last.Y, c.T
+	last.Y = nil
+	m.encOnePool.Put(c)
+	return m.ctcHead(h, T)
+}
+
+// ctcHead returns the encoding of h (T, 2H) with its CTC log-probabilities
+// and without attention keys.
+func (m *Net[F]) ctcHead(h []F, T int) *EncOutput[F] {
+	H2, V := m.Cfg.EncDim(), m.Cfg.V()
+	e := &EncOutput[F]{T: T, H: h, CTCLogProbs: make([]F, T*V)}
 	linearForward(e.CTCLogProbs, e.H, m.P.CTCW, m.P.CTCB, T, H2, V)
 	for t := 0; t < T; t++ {
 		logSoftmax(e.CTCLogProbs[t*V:(t+1)*V], e.CTCLogProbs[t*V:(t+1)*V])
 	}
-	linearForward(e.Vhb, e.H, m.P.AttV, m.P.AttB, T, H2, A)
 	return e
+}
+
+// AddKeys computes the attention keys e.Vhb from e.H, for an encoding made
+// without them (EncodeCTC, BatchEncoder), before it is decoded.
+func (m *Net[F]) AddKeys(e *EncOutput[F]) {
+	H2, A := m.Cfg.EncDim(), m.Cfg.AttDim
+	e.Vhb = make([]F, e.T*A)
+	linearForward(e.Vhb, e.H, m.P.AttV, m.P.AttB, e.T, H2, A)
+}
+
+// BatchEncoder runs several utterances through the encoder together: each
+// recurrent step is one matrix product over the utterances still running
+// instead of one matrix-vector product per utterance. It keeps its
+// workspace between batches; use one per goroutine, and drop it to free
+// that workspace.
+type BatchEncoder[F kern.Float] struct {
+	net *Net[F]
+	c   encBatch[F]
+}
+
+// NewBatchEncoder returns a BatchEncoder for m.
+func (m *Net[F]) NewBatchEncoder() *BatchEncoder[F] { return &BatchEncoder[F]{net: m} }
+
+// Encode is Encode for the utterances feats[i] (frames[i], NumMel). The
+// encodings equal Encode's up to float rounding, but have no attention keys
+// (Vhb nil: Net.AddKeys adds them), so that a caller holding many encodings
+// (long alignment) does not keep them. An utterance of 0 frames gives an
+// empty encoding.
+func (be *BatchEncoder[F]) Encode(feats [][]F, frames []int) []*EncOutput[F] {
+	m := be.net
+	cfg := &m.Cfg
+	out := make([]*EncOutput[F], len(feats))
+	var order []int // utterances with frames, by non-increasing length
+	for i, f := range frames {
+		if f < 0 || len(feats[i]) < f*cfg.NumMel {
+			panic(fmt.Sprintf("model: BatchEncoder.Encode feats[%d] has %d values, need %d frames of %d", i, len(feats[i]), f, cfg.NumMel))
+		}
+		if f == 0 {
+			out[i] = &EncOutput[F]{}
+		} else {
+			order = append(order, i)
+		}
+	}
+	if len(order) == 0 {
+		return out
+	}
+	sort.SliceStable(order, func(a, b int) bool { return frames[order[a]] > frames[order[b]] })
+	fs, fr := make([][]F, len(order)), make([]int, len(order))
+	for k, i := range order {
+		fs[k], fr[k] = feats[i], frames[i]
+	}
+	c := &be.c
+	encoderBatchForward(c, m.P, fs, fr, nil, false)
+	H2 := cfg.EncDim()
+	for k, i := range order {
+		T := c.sb.Lens[k]
+		h := make([]F, T*H2)
+		gatherSeq(&c.sb, h, c.Out(), k, H2)
+		out[i] = m.ctcHead(h, T)
+	}
+	return out
 }
 
 // DecoderState is the attention decoder's state between output steps. Step
@@ -117,17 +204,21 @@ type stepScratch[F kern.Float] struct {
 // window is used when Cfg.DecodeWindow is set. It panics if enc is empty or
 // len(logp) < V.
 func (m *Net[F]) Step(enc *EncOutput[F], st *DecoderState[F], prev int, logp []F) {
+	if len(logp) < m.Cfg.V() {
+		panic("model: Step logp shorter than the vocabulary")
+	}
 	m.step(enc, st, prev, logp, m.Cfg.TrainWindow)
 }
 
-// step is Step with the local window used or not.
+// step is Step with the local window used or not; with logp nil it leaves
+// out the output layer (ForceAlign needs only the attention).
 func (m *Net[F]) step(enc *EncOutput[F], st *DecoderState[F], prev int, logp []F, window bool) {
 	cfg := &m.Cfg
 	T, E, D, H2, V := enc.T, cfg.EmbedDim, cfg.DecHidden, cfg.EncDim(), cfg.V()
 	if T == 0 {
 		panic("model: Step on an empty encoding")
 	}
-	if len(logp) < V {
+	if logp != nil && len(logp) < V {
 		panic("model: Step logp shorter than the vocabulary")
 	}
 	if prev < 0 || prev >= V {
@@ -149,6 +240,10 @@ func (m *Net[F]) step(enc *EncOutput[F], st *DecoderState[F], prev int, logp []F
 	copy(st.C, sc.ctx)
 	st.Pos = lo + median(st.Att[lo:hi+1])
 	st.Steps++
+	if logp == nil {
+		m.pool.Put(sc)
+		return
+	}
 
 	// Output layer: o = tanh(W_o [s; c] + b_o), logp = log-softmax(W_out o + b_out).
 	copy(sc.z[:D], st.S)
@@ -194,11 +289,10 @@ func (m *Net[F]) Greedy(enc *EncOutput[F], maxLen int) (ids []int, att [][]F) {
 // encoding or an id out of range.
 func (m *Net[F]) ForceAlign(enc *EncOutput[F], ids []int) [][]F {
 	st := m.StartDecoder(enc)
-	logp := make([]F, m.Cfg.V())
 	att := make([][]F, 0, len(ids)+1)
 	prev := EOS
 	for i := 0; i <= len(ids); i++ {
-		m.step(enc, st, prev, logp, m.Cfg.TrainWindow)
+		m.step(enc, st, prev, nil, m.Cfg.TrainWindow)
 		att = append(att, append([]F(nil), st.Att...))
 		if i < len(ids) {
 			prev = ids[i]

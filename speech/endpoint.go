@@ -172,7 +172,7 @@ func (e *Endpointer) classify(out []Event, upto, wEnd int64) []Event {
 	if loud(x) {
 		e.encoded += int64(len(x))
 		feats, n := e.b.Features(x)
-		enc = e.b.Net.Encode(feats, n)
+		enc = e.b.Net.EncodeCTC(feats, n) // only the CTC head is read
 	}
 	first := wStart / int64(e.step)
 	verdict := func(t int64) frameInfo {

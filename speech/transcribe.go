@@ -95,14 +95,14 @@ func TranscribeContext(ctx context.Context, a *align.Aligner, samples []float32,
 		// recording, so the endpointer runs only when the cheaper checks
 		// leave the question open.
 		if voiced(samples) && !musical(samples) {
-			text, words, err := a.TranscribeContext(ctx, samples, dec, timed)
+			text, words, enc, err := a.TranscribeEncoded(ctx, samples, dec, timed)
 			if err != nil || len(samples) <= voicedMax*Rate {
 				return text, words, err
 			}
 			// Longer than a word or two: the CTC head must have heard a
 			// good share of the transcript's letters somewhere in it,
 			// or the endpointer must have found speech.
-			if float64(letters(ctcBest(a.Model, samples))) >= minHeardAlone*float64(letters(text)) || hasSpeech(a.Model, samples) {
+			if float64(letters(ctcBest(a.Model, samples, enc))) >= minHeardAlone*float64(letters(text)) || hasSpeech(a.Model, samples) {
 				return text, words, nil
 			}
 			return "", nil, nil
@@ -216,13 +216,15 @@ const (
 )
 
 // ctcBest returns the CTC head's best path over samples (16 kHz mono),
-// encoded whole.
-func ctcBest(b *model.Bundle, samples []float32) string {
-	feats, n := b.Features(samples)
-	if n == 0 {
-		return ""
+// encoded whole; enc, when not nil, is that encoding, made already.
+func ctcBest(b *model.Bundle, samples []float32, enc *model.Encoded) string {
+	if enc == nil {
+		feats, n := b.Features(samples)
+		if n == 0 {
+			return ""
+		}
+		enc = b.Net.EncodeCTC(feats, n)
 	}
-	enc := b.Net.Encode(feats, n)
 	frames := make([]frameInfo, enc.T)
 	for t, tok := range model.CTCBest(enc) {
 		frames[t] = frameInfo{tok: tok}

@@ -91,10 +91,11 @@ a second, exit status 1, and leaves -o and --plot files as they were.`,
 				if err != nil {
 					return err
 				}
-				// Keep the heap near what long audio needs (the samples plus
-				// one piece's work), not twice that as the GC would by default.
-				debug.SetMemoryLimit(int64(len(samples))*4 + 200<<20)
 				a := align.NewAligner(b)
+				// Keep the heap near what long audio needs (the samples, the
+				// encodings kept and one piece's work), not twice that as the
+				// GC would by default.
+				debug.SetMemoryLimit(int64(len(samples))*4 + a.KeptBytes(len(samples)) + 80<<20)
 				a.CTCWeight = *ctcWeight
 				a.Variants = *variants
 				words, det, err := a.AlignContext(ctx, samples, text)
