@@ -416,11 +416,11 @@ func Convolve(x, h []float32) []float32 {
 func Telephone(x []float32, rate int) []float32 {
 	const tel = 8000
 	y := audio.Resample(x, rate, tel)
-	for _, bq := range []biquad{
-		butterworth(tel, 300, true, 0.5411961), butterworth(tel, 300, true, 1.3065630),
-		butterworth(tel, 3400, false, 0.5411961), butterworth(tel, 3400, false, 1.3065630),
+	for _, bq := range []Biquad{
+		NewBiquad("high", tel, 300, 0.5411961), NewBiquad("high", tel, 300, 1.3065630),
+		NewBiquad("low", tel, 3400, 0.5411961), NewBiquad("low", tel, 3400, 1.3065630),
 	} {
-		bq.filter(y)
+		bq.Filter(y)
 	}
 	z := audio.Resample(y, tel, rate)
 	out := make([]float32, len(x))
@@ -428,29 +428,35 @@ func Telephone(x []float32, rate int) []float32 {
 	return out
 }
 
-// biquad is a second-order IIR section, normalized so that a0 = 1.
-type biquad struct{ b0, b1, b2, a1, a2 float64 }
+// Biquad is a second-order IIR filter section (RBJ cookbook form,
+// normalized so that a0 = 1).
+type Biquad struct{ b0, b1, b2, a1, a2 float64 }
 
-// butterworth designs one section of a Butterworth high- or low-pass
-// filter at cutoff fc Hz (bilinear transform, RBJ cookbook form) with
-// quality q; a 4th-order filter cascades q = 1/(2 cos(π/8)) and
-// 1/(2 cos(3π/8)).
-func butterworth(rate int, fc float64, highpass bool, q float64) biquad {
-	w := 2 * math.Pi * fc / float64(rate)
+// NewBiquad designs a section for audio at rate Hz: kind "low" or "high"
+// (low- or high-pass at fc Hz with quality q; a 4th-order Butterworth filter
+// cascades q = 1/(2 cos(π/8)) and 1/(2 cos(3π/8))) or "band" (band pass
+// centred on fc, 0 dB peak). fc is clamped to 0.45 rate.
+func NewBiquad(kind string, rate int, fc, q float64) Biquad {
+	w := 2 * math.Pi * math.Min(fc, 0.45*float64(rate)) / float64(rate)
 	cw, sw := math.Cos(w), math.Sin(w)
 	alpha := sw / (2 * q)
 	a0 := 1 + alpha
 	var b0, b1, b2 float64
-	if highpass {
-		b0, b1, b2 = (1+cw)/2, -(1 + cw), (1+cw)/2
-	} else {
+	switch kind {
+	case "low":
 		b0, b1, b2 = (1-cw)/2, 1-cw, (1-cw)/2
+	case "high":
+		b0, b1, b2 = (1+cw)/2, -(1 + cw), (1+cw)/2
+	case "band":
+		b0, b1, b2 = alpha, 0, -alpha
+	default:
+		panic("corpus: NewBiquad: kind " + kind)
 	}
-	return biquad{b0 / a0, b1 / a0, b2 / a0, -2 * cw / a0, (1 - alpha) / a0}
+	return Biquad{b0 / a0, b1 / a0, b2 / a0, -2 * cw / a0, (1 - alpha) / a0}
 }
 
-// filter runs the section over x in place (direct form II transposed).
-func (f biquad) filter(x []float32) {
+// Filter runs the section over x in place (direct form II transposed).
+func (f Biquad) Filter(x []float32) {
 	var z1, z2 float64
 	for i, v := range x {
 		in := float64(v)

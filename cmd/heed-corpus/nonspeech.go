@@ -182,37 +182,6 @@ func fade(x []float32) {
 	}
 }
 
-// section is a biquad filter section (RBJ cookbook, a0 normalized to 1).
-type section struct{ b0, b1, b2, a1, a2 float64 }
-
-func newSection(kind string, fc, q float64) section {
-	w := 2 * math.Pi * math.Min(fc, 0.45*rate) / rate
-	cw, sw := math.Cos(w), math.Sin(w)
-	al := sw / (2 * q)
-	var b0, b1, b2 float64
-	switch kind {
-	case "low":
-		b0, b1, b2 = (1-cw)/2, 1-cw, (1-cw)/2
-	case "high":
-		b0, b1, b2 = (1+cw)/2, -(1 + cw), (1+cw)/2
-	default: // band pass, 0 dB peak
-		b0, b1, b2 = al, 0, -al
-	}
-	a0 := 1 + al
-	return section{b0 / a0, b1 / a0, b2 / a0, -2 * cw / a0, (1 - al) / a0}
-}
-
-func (f section) run(x []float32) {
-	var z1, z2 float64
-	for i, v := range x {
-		in := float64(v)
-		out := f.b0*in + z1
-		z1 = f.b1*in - f.a1*out + z2
-		z2 = f.b2*in - f.a2*out
-		x[i] = float32(out)
-	}
-}
-
 // lfo returns a slow random modulation around 1: depth·sin at rate hz with
 // a random phase.
 func lfo(rng *rand.Rand, depth, hz float64) func(i int) float64 {
@@ -274,12 +243,12 @@ func steadyNoise(rng *rand.Rand, n int, kind string) []float32 {
 		rumble := make([]float32, n)
 		corpus.BrownNoise(rumble, rng)
 		addScaled(x, rumble, 0.3+rng.Float64())
-		newSection("low", 300+1700*rng.Float64(), 0.707).run(x)
+		corpus.NewBiquad("low", rate, 300+1700*rng.Float64(), 0.707).Filter(x)
 	case "fan":
 		corpus.PinkNoise(x, rng)
 		fc := 150 + 1850*rng.Float64()
-		newSection("band", fc, 0.4+1.2*rng.Float64()).run(x)
-		newSection("low", fc*(2+3*rng.Float64()), 0.707).run(x)
+		corpus.NewBiquad("band", rate, fc, 0.4+1.2*rng.Float64()).Filter(x)
+		corpus.NewBiquad("low", rate, fc*(2+3*rng.Float64()), 0.707).Filter(x)
 		normalize1(x)
 		blade := 60 + 340*rng.Float64()
 		a := math.Pow(10, -(6+20*rng.Float64())/20)
@@ -298,10 +267,10 @@ func steadyNoise(rng *rand.Rand, n int, kind string) []float32 {
 			corpus.BrownNoise(x, rng)
 		}
 		if rng.IntN(2) == 0 {
-			newSection("low", 500+6500*rng.Float64(), 0.707).run(x)
+			corpus.NewBiquad("low", rate, 500+6500*rng.Float64(), 0.707).Filter(x)
 		}
 		if rng.IntN(2) == 0 {
-			newSection("high", 30+400*rng.Float64(), 0.707).run(x)
+			corpus.NewBiquad("high", rate, 30+400*rng.Float64(), 0.707).Filter(x)
 		}
 	}
 	normalize1(x)

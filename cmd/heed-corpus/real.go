@@ -182,7 +182,7 @@ func planReal(o *options, log io.Writer) ([]realClip, error) {
 		all = append(all, c...)
 	}
 	devSpk := so762DevSpeakers(all, o.so762Dev)
-	amnistDev := hashedSpeakers(all, "audiomnist", o.amnistDev)
+	amnistDev := hashedSpeakers(all, o.amnistDev, func(c corpus.RealClip) bool { return c.Source == "audiomnist" })
 	var out []realClip
 	for _, c := range all {
 		if err := usableText(c); err != nil {
@@ -213,29 +213,16 @@ func planReal(o *options, log io.Writer) ([]realClip, error) {
 // so762DevSpeakers picks n speakers of speechocean762's test split (the
 // reserved ones are already gone) by a fixed hash order.
 func so762DevSpeakers(clips []corpus.RealClip, n int) map[string]bool {
-	seen := map[string]bool{}
-	var spk []string
-	for _, c := range clips {
-		if c.Source == "so762" && c.Split == "test" && !seen[c.Speaker] {
-			seen[c.Speaker] = true
-			spk = append(spk, c.Speaker)
-		}
-	}
-	sort.Slice(spk, func(i, j int) bool { return fnvHash("dev:"+spk[i]) < fnvHash("dev:"+spk[j]) })
-	dev := map[string]bool{}
-	for _, s := range spk[:min(n, len(spk))] {
-		dev[s] = true
-	}
-	return dev
+	return hashedSpeakers(clips, n, func(c corpus.RealClip) bool { return c.Source == "so762" && c.Split == "test" })
 }
 
-// hashedSpeakers picks n speakers of source by a fixed hash order (the
-// same for every seed, so that a dev set never moves).
-func hashedSpeakers(clips []corpus.RealClip, source string, n int) map[string]bool {
+// hashedSpeakers picks n speakers of the clips that keep holds for, by a
+// fixed hash order (the same for every seed, so that a dev set never moves).
+func hashedSpeakers(clips []corpus.RealClip, n int, keep func(corpus.RealClip) bool) map[string]bool {
 	seen := map[string]bool{}
 	var spk []string
 	for _, c := range clips {
-		if c.Source == source && c.Speaker != "" && !seen[c.Speaker] {
+		if keep(c) && c.Speaker != "" && !seen[c.Speaker] {
 			seen[c.Speaker] = true
 			spk = append(spk, c.Speaker)
 		}
