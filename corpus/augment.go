@@ -212,8 +212,7 @@ func BrownNoise(dst []float32, rng *rand.Rand) {
 		s = 0.998*s + rng.NormFloat64()
 		dst[i] = float32(s)
 	}
-	removeMean(dst)
-	normalize(dst)
+	UnitPower(dst)
 }
 
 // Babble fills dst with the sum of k talkers. Each talker is a stream of
@@ -233,7 +232,7 @@ func Babble(dst []float32, sources [][]float32, k int, rng *rand.Rand) {
 				pos++
 				continue
 			}
-			g := 1 / math.Sqrt(max(meanSquare(src), 1e-12))
+			g := 1 / math.Sqrt(max(MeanSquare(src), 1e-12))
 			for j, v := range src {
 				if p := pos + j; p >= 0 && p < len(dst) {
 					dst[p] += float32(float64(v) * g)
@@ -260,9 +259,16 @@ func removeMean(x []float32) {
 	}
 }
 
+// UnitPower removes the mean of x and scales it to unit mean square (no
+// change of scale for silence).
+func UnitPower(x []float32) {
+	removeMean(x)
+	normalize(x)
+}
+
 // normalize scales x to unit mean square (no-op for silence).
 func normalize(x []float32) {
-	if ms := meanSquare(x); ms > 0 {
+	if ms := MeanSquare(x); ms > 0 {
 		Gain(x, 1/math.Sqrt(ms))
 	}
 }
@@ -274,13 +280,13 @@ func SpeechFrames(x []float32, rate int) [][2]int {
 	frame := max(1, rate/50)
 	peak := 0.0
 	for i := 0; i < len(x); i += frame {
-		peak = max(peak, meanSquare(x[i:min(len(x), i+frame)]))
+		peak = max(peak, MeanSquare(x[i:min(len(x), i+frame)]))
 	}
 	thr := peak * 1e-4
 	var out [][2]int
 	for i := 0; i < len(x); i += frame {
 		e := min(len(x), i+frame)
-		if peak > 0 && meanSquare(x[i:e]) >= thr {
+		if peak > 0 && MeanSquare(x[i:e]) >= thr {
 			if n := len(out); n > 0 && out[n-1][1] == i {
 				out[n-1][1] = e
 			} else {
@@ -370,7 +376,7 @@ func Reverb(x []float32, rate int, rt60, drrDB float64, rng *rand.Rand) []float3
 	for i := range fade {
 		y[n-1-i] *= float32(i) / float32(fade)
 	}
-	if mx, my := meanSquare(x), meanSquare(y[:min(n, len(x))]); my > 0 {
+	if mx, my := MeanSquare(x), MeanSquare(y[:min(n, len(x))]); my > 0 {
 		Gain(y, math.Sqrt(mx/my))
 	}
 	return y

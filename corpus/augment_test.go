@@ -114,7 +114,7 @@ func TestNoiseColors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			x := make([]float32, 20*4096)
 			tc.gen(x, rand.New(rand.NewPCG(3, 4)))
-			if ms := meanSquare(x); math.Abs(ms-1) > 0.05 {
+			if ms := MeanSquare(x); math.Abs(ms-1) > 0.05 {
 				t.Errorf("mean square %.3f, want 1", ms)
 			}
 			if got := spectrumSlope(x); math.Abs(got-tc.want) > tol {
@@ -144,7 +144,7 @@ func TestSpeedDuration(t *testing.T) {
 				// The word's energy moved with it: the scaled span holds
 				// the burst.
 				a, b := int(w.Start*testRate), int(w.End*testRate)
-				if ms := meanSquare(y[a+80 : b-80]); ms < 0.01 {
+				if ms := MeanSquare(y[a+80 : b-80]); ms < 0.01 {
 					t.Errorf("word %d: scaled span is quiet (%.3g)", i, ms)
 				}
 			}
@@ -154,7 +154,7 @@ func TestSpeedDuration(t *testing.T) {
 
 // toneLevel is the RMS of the steady part of y for a sine input.
 func toneLevel(y []float32) float64 {
-	return math.Sqrt(meanSquare(y[len(y)/4 : 3*len(y)/4]))
+	return math.Sqrt(MeanSquare(y[len(y)/4 : 3*len(y)/4]))
 }
 
 func TestTelephoneBand(t *testing.T) {
@@ -249,7 +249,7 @@ func TestReverbDecay(t *testing.T) {
 			if len(y) < len(x) || len(y) > len(x)+int(0.3*testRate) {
 				t.Errorf("reverb length %d for input %d", len(y), len(x))
 			}
-			if r := meanSquare(y[:len(x)]) / meanSquare(x); math.Abs(r-1) > 1e-3 {
+			if r := MeanSquare(y[:len(x)]) / MeanSquare(x); math.Abs(r-1) > 1e-3 {
 				t.Errorf("level changed by a factor %.4f", r)
 			}
 		})

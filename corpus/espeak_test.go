@@ -58,21 +58,21 @@ func TestEspeakWordTimes(t *testing.T) {
 				b := int(w.End * float64(e.SampleRate()))
 				f := e.SampleRate() / 200
 				if b-a >= 2*f {
-					if ms := meanSquare(x[a : a+f]); ms < thr/2 {
+					if ms := MeanSquare(x[a : a+f]); ms < thr/2 {
 						t.Errorf("word %d %q starts in silence (%.3g < %.3g)", i, w.Word, ms, thr)
 					}
-					if ms := meanSquare(x[b-f : b]); ms < thr/2 {
+					if ms := MeanSquare(x[b-f : b]); ms < thr/2 {
 						t.Errorf("word %d %q ends in silence (%.3g < %.3g)", i, w.Word, ms, thr)
 					}
 				}
-				if ms := meanSquare(x[a:b]); ms < 100*thr {
+				if ms := MeanSquare(x[a:b]); ms < 100*thr {
 					t.Errorf("word %d %q is nearly silent: %.3g", i, w.Word, ms)
 				}
 			}
 			// Before the first word and after the last is quiet.
 			a := int(words[0].Start * float64(e.SampleRate()))
-			if a > 0 && meanSquare(x[:a]) > 10*thr {
-				t.Errorf("sound before the first word: %.3g", meanSquare(x[:a]))
+			if a > 0 && MeanSquare(x[:a]) > 10*thr {
+				t.Errorf("sound before the first word: %.3g", MeanSquare(x[:a]))
 			}
 			t.Logf("%.2f s: %v", dur, words)
 		})

@@ -103,7 +103,7 @@ func TrimBounds(x []float32, rate int) (int, int) {
 	frame := max(1, rate/100)
 	peak := 0.0
 	for i := 0; i < len(x); i += frame {
-		peak = max(peak, meanSquare(x[i:min(len(x), i+frame)]))
+		peak = max(peak, MeanSquare(x[i:min(len(x), i+frame)]))
 	}
 	if peak == 0 {
 		return 0, len(x)
@@ -112,7 +112,7 @@ func TrimBounds(x []float32, rate int) (int, int) {
 	a, b := -1, 0
 	for i := 0; i < len(x); i += frame {
 		e := min(len(x), i+frame)
-		if meanSquare(x[i:e]) >= thr {
+		if MeanSquare(x[i:e]) >= thr {
 			if a < 0 {
 				a = i
 			}

@@ -228,7 +228,7 @@ func silenceThreshold(x []float32, rate int) float64 {
 	frame := max(1, rate/200)
 	peak := 0.0
 	for i := 0; i < len(x); i += frame {
-		peak = max(peak, meanSquare(x[i:min(len(x), i+frame)]))
+		peak = max(peak, MeanSquare(x[i:min(len(x), i+frame)]))
 	}
 	return max(peak*1e-5, 1e-9)
 }
@@ -238,10 +238,10 @@ func silenceThreshold(x []float32, rate int) float64 {
 // it is returned unchanged.
 func trimSilence(x []float32, a, b, frame int, thr float64) (int, int) {
 	a0, b0 := a, b
-	for a+frame <= b && meanSquare(x[a:a+frame]) < thr {
+	for a+frame <= b && MeanSquare(x[a:a+frame]) < thr {
 		a += frame
 	}
-	for b-frame >= a && meanSquare(x[b-frame:b]) < thr {
+	for b-frame >= a && MeanSquare(x[b-frame:b]) < thr {
 		b -= frame
 	}
 	if b <= a {
@@ -250,8 +250,8 @@ func trimSilence(x []float32, a, b, frame int, thr float64) (int, int) {
 	return a, b
 }
 
-// meanSquare is the mean of v² over x (0 for an empty x).
-func meanSquare(x []float32) float64 {
+// MeanSquare is the mean of v² over x (0 for an empty x).
+func MeanSquare(x []float32) float64 {
 	if len(x) == 0 {
 		return 0
 	}

@@ -144,13 +144,7 @@ func decodeWith(ctx context.Context, cmd *exec.Cmd) ([]float32, error) {
 
 // rmsDB is the RMS level of x in dB relative to full scale (-Inf for
 // digital silence).
-func rmsDB(x []float32) float64 {
-	var s float64
-	for _, v := range x {
-		s += float64(v) * float64(v)
-	}
-	return 10 * math.Log10(s/float64(max(1, len(x))))
-}
+func rmsDB(x []float32) float64 { return 10 * math.Log10(corpus.MeanSquare(x)) }
 
 // setLevel scales x to an RMS of db dBFS, then down further if needed so
 // that no sample exceeds 0.98.
@@ -239,7 +233,7 @@ func steadyNoise(rng *rand.Rand, n int, kind string) []float32 {
 			}
 			x[i] = float32(s)
 		}
-		normalize1(x)
+		corpus.UnitPower(x)
 		rumble := make([]float32, n)
 		corpus.BrownNoise(rumble, rng)
 		addScaled(x, rumble, 0.3+rng.Float64())
@@ -249,7 +243,7 @@ func steadyNoise(rng *rand.Rand, n int, kind string) []float32 {
 		fc := 150 + 1850*rng.Float64()
 		corpus.NewBiquad("band", rate, fc, 0.4+1.2*rng.Float64()).Filter(x)
 		corpus.NewBiquad("low", rate, fc*(2+3*rng.Float64()), 0.707).Filter(x)
-		normalize1(x)
+		corpus.UnitPower(x)
 		blade := 60 + 340*rng.Float64()
 		a := math.Pow(10, -(6+20*rng.Float64())/20)
 		am := lfo(rng, 0.1*rng.Float64(), blade/float64(2+rng.IntN(6)))
@@ -273,7 +267,7 @@ func steadyNoise(rng *rand.Rand, n int, kind string) []float32 {
 			corpus.NewBiquad("high", rate, 30+400*rng.Float64(), 0.707).Filter(x)
 		}
 	}
-	normalize1(x)
+	corpus.UnitPower(x)
 	return x
 }
 
@@ -287,7 +281,7 @@ func mixedNoise(rng *rand.Rand, n int) ([]float32, string) {
 	if rng.IntN(3) == 0 {
 		k2 := noiseKinds[rng.IntN(len(noiseKinds))]
 		addScaled(x, steadyNoise(rng, n, k2), math.Pow(10, -15*rng.Float64()/20))
-		normalize1(x)
+		corpus.UnitPower(x)
 		k += "+" + k2
 	}
 	return x, k
@@ -296,27 +290,6 @@ func mixedNoise(rng *rand.Rand, n int) ([]float32, string) {
 func addScaled(dst, x []float32, g float64) {
 	for i := range dst {
 		dst[i] += float32(g * float64(x[i]))
-	}
-}
-
-// normalize1 scales x to unit RMS (after removing its mean).
-func normalize1(x []float32) {
-	var m float64
-	for _, v := range x {
-		m += float64(v)
-	}
-	m /= float64(max(1, len(x)))
-	var s float64
-	for i := range x {
-		x[i] -= float32(m)
-		s += float64(x[i]) * float64(x[i])
-	}
-	if s == 0 {
-		return
-	}
-	g := 1 / math.Sqrt(s/float64(len(x)))
-	for i := range x {
-		x[i] = float32(float64(x[i]) * g)
 	}
 }
 
