@@ -60,6 +60,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 
 	"gonum.org/v1/gonum/dsp/fourier"
 )
@@ -184,30 +185,33 @@ func melBanks(c Config) []melBank {
 	binWidth := float64(c.SampleRate) / float64(c.FFTSize)
 	melLow, melHigh := melScale(c.LowFreq), melScale(c.highFreq())
 	delta := (melHigh - melLow) / float64(c.NumMel+1)
+	// mel(k) increases with k, so the bins inside a triangle's open
+	// interval (left, right) are contiguous: find the first by binary
+	// search instead of scanning every bin for every triangle (a hostile
+	// model file may ask for thousands of both).
+	mels := make([]float64, numBins)
+	for k := range mels {
+		mels[k] = melScale(binWidth * float64(k))
+	}
 	banks := make([]melBank, c.NumMel)
 	for m := range banks {
 		left := melLow + float64(m)*delta
 		centre := melLow + float64(m+1)*delta
 		right := melLow + float64(m+2)*delta
-		first := -1
+		first := sort.Search(numBins, func(k int) bool { return mels[k] > left })
 		var w []float64
-		for k := range numBins {
-			mel := melScale(binWidth * float64(k))
-			if !(mel > left && mel < right) {
-				continue
-			}
+		for k := first; k < numBins && mels[k] < right; k++ {
+			mel := mels[k]
 			wt := (right - mel) / (right - centre)
 			if mel <= centre {
 				wt = (mel - left) / (centre - left)
 			}
-			// mel(k) is increasing, so the bins inside the open interval
-			// (left, right) are contiguous.
-			if first < 0 {
-				first = k
-			}
 			w = append(w, wt)
 		}
-		banks[m] = melBank{start: max(first, 0), w: w}
+		if len(w) == 0 {
+			first = 0 // an empty triangle (Validate refuses it)
+		}
+		banks[m] = melBank{start: first, w: w}
 	}
 	return banks
 }

@@ -200,11 +200,11 @@ func validateMeta(meta *Meta, f *modelfile.Lazy) error {
 	case fc.FrameShift < 1 || fc.FrameShift > maxFFT:
 		return fmt.Errorf("model features: frame shift %d samples outside [1, %d]", fc.FrameShift, maxFFT)
 	}
-	if err := fc.Validate(); err != nil {
-		return fmt.Errorf("model features: %w", err)
-	}
 	if fc.NumMel != meta.Config.NumMel {
 		return fmt.Errorf("model features have %d mel bins, network expects %d", fc.NumMel, meta.Config.NumMel)
+	}
+	if err := fc.Validate(); err != nil {
+		return fmt.Errorf("model features: %w", err)
 	}
 	if err := meta.CMVN.Validate(); err != nil {
 		return fmt.Errorf("model cmvn: %w", err)
