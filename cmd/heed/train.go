@@ -34,7 +34,11 @@ and training settings are taken from the checkpoint, except that --lr,
 replace the checkpoint's (the optimizer state is kept). With --new-data, --resume
 accepts training manifests other than the checkpoint's (say, more noisy
 speech added late): weights, optimizer and schedule carry on, and a new
-pass begins over the new data.`,
+pass begins over the new data. --widen-enc N, with --resume or --init, gives
+the encoder N GRU units per direction instead of its current number: the
+wider network computes exactly what the narrower one did (each old weight
+keeps its value, nothing reads the new units yet), the new units start
+silent and learn from there, and the next checkpoint has the new shape.`,
 		Flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			var trainList, dev, out string
 			var resume bool
@@ -46,6 +50,7 @@ pass begins over the new data.`,
 			fs.BoolVar(&resume, "resume", false, "continue from DIR/checkpoint.heed")
 			fs.BoolVar(&o.NewData, "new-data", false, "with --resume: train on the --train manifests even though they differ from the checkpoint's")
 			fs.StringVar(&o.Init, "init", "", "start from this model file's weights (fine-tuning) instead of random ones")
+			fs.IntVar(&o.WidenEnc, "widen-enc", 0, "with --resume (or --init): widen the encoder to `N` units per direction, keeping what it computes; new units start silent and learn")
 			steps := fs.Int("steps", 0, "stop after this many updates in all (0: no limit)")
 			dur := fs.Duration("time", 0, "stop after this much training time in this run, e.g. 2h (0: no limit)")
 			fs.IntVar(&o.BatchFrames, "batch-frames", 6000, "10 ms frames per batch (60 s of audio)")
@@ -91,6 +96,9 @@ pass begins over the new data.`,
 				}
 				if resume && o.Init != "" {
 					return usagef("--resume and --init exclude each other")
+				}
+				if o.WidenEnc < 0 || (o.WidenEnc > 0 && !resume && o.Init == "") {
+					return usagef("--widen-enc needs --resume or --init and a positive number of units")
 				}
 				o.Dev, o.OutDir, o.Resume = dev, out, resume
 				o.Model = cfg

@@ -264,6 +264,40 @@ func TestTrain(t *testing.T) {
 		}
 	})
 
+	t.Run("widen the encoder", func(t *testing.T) {
+		// model/train's TestResumeWiden checks that the widened network
+		// computes the same; here the flag reaches it, on resume and --init.
+		dir := filepath.Join(t.TempDir(), "wide")
+		r := heed(t, "", append([]string{"train", "--train", m, "--out", dir, "--steps", "1", "--batch-frames", "2000", "--log-every", "1"}, tinyTrainFlags...)...)
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		r = heed(t, "", "train", "--resume", "--out", dir, "--widen-enc", "20", "--steps", "2", "--batch-frames", "2000", "--log-every", "1", "--workers", "1")
+		if r.code != 0 || !strings.Contains(r.stderr, "widened the encoder from 16 to 20 units") || !strings.Contains(r.stderr, "resumed at update 1") {
+			t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+		}
+		b, err := model.LoadFile(filepath.Join(dir, "model.heed"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.Net.Cfg.EncHidden != 20 || b.Meta.Training.Steps != 2 {
+			t.Errorf("model.heed: %d units, %d updates; want 20 and 2", b.Net.Cfg.EncHidden, b.Meta.Training.Steps)
+		}
+		r = heed(t, "", "train", "--resume", "--out", dir, "--widen-enc", "18", "--steps", "3", "--batch-frames", "2000", "--workers", "1")
+		if r.code != 1 || !strings.Contains(r.stderr, "--widen-enc 18: the encoder has 20 units") {
+			t.Errorf("narrowing: exit %d, stderr:\n%s", r.code, r.stderr)
+		}
+		ft := filepath.Join(t.TempDir(), "ft")
+		r = heed(t, "", "train", "--train", m, "--out", ft, "--init", filepath.Join(dir, "model.heed"), "--widen-enc", "24", "--steps", "1", "--batch-frames", "2000", "--workers", "1")
+		if r.code != 0 || !strings.Contains(r.stderr, "widened the encoder from 20 to 24 units") {
+			t.Errorf("--init: exit %d, stderr:\n%s", r.code, r.stderr)
+		}
+		r = heed(t, "", append([]string{"train", "--train", m, "--out", t.TempDir(), "--widen-enc", "24", "--steps", "1"}, tinyTrainFlags...)...)
+		if r.code != 2 || !strings.Contains(r.stderr, "--widen-enc needs --resume or --init") {
+			t.Errorf("without a model: exit %d, stderr:\n%s", r.code, r.stderr)
+		}
+	})
+
 	dir := filepath.Dir(m)
 	other := writeManifest(t, filepath.Join(dir, "two.jsonl"), []corpus.Utterance{
 		{Audio: filepath.Join(dir, "a.wav"), Text: "a"}, {Audio: filepath.Join(dir, "b.wav"), Text: "b c"}})

@@ -43,6 +43,13 @@ type Options struct {
 	// checkpoint's: the weights, optimizer and schedule carry on and a new
 	// pass (epoch) begins over the new data.
 	NewData bool
+	// WidenEnc, when above the resumed (or --init) model's EncHidden,
+	// widens its encoder to WidenEnc units per direction with model.Widen
+	// before training goes on: the network computes what it did, the new
+	// units start silent and learn, Adam's moments are widened with zeros,
+	// and the update counter and data position carry on. Equal is a no-op;
+	// fewer is an error, and so is WidenEnc without Resume or Init.
+	WidenEnc int
 
 	Model model.Config      // network shape (ignored on resume)
 	Run   model.TrainConfig // optimizer, schedule, workers, seed
@@ -78,6 +85,10 @@ type checkpointMeta struct {
 }
 
 const checkpointFormat = "heed-checkpoint"
+
+// widenScale is the scale of the new units' incoming weights when the
+// encoder is widened, relative to the GRU initialisation (model.Widen).
+const widenScale = 0.01
 
 // state is a run in progress.
 type state struct {
@@ -127,6 +138,9 @@ func Run(ctx context.Context, opt Options) error {
 // load reads the data, and the checkpoint when resuming.
 func (s *state) load() error {
 	opt := s.opt
+	if opt.WidenEnc > 0 && !opt.Resume && opt.Init == "" {
+		return errors.New("widening the encoder needs a model to widen: --resume or --init")
+	}
 	var ck *checkpointMeta
 	var ckFile *modelfile.File
 	if opt.Resume {
@@ -194,6 +208,33 @@ func (s *state) load() error {
 		cmvn = CMVNOf(all, cfg.NumMel)
 		p = model.InitParams[float32](cfg, opt.Run.Seed)
 	}
+	run := opt.Run
+	if ck != nil {
+		run = ck.Run
+		run.Workers = opt.Run.Workers
+		if opt.Override != nil {
+			opt.Override(&run)
+		}
+	}
+	ckCfg := cfg // the checkpoint's shape, which its Adam moments have
+	if opt.WidenEnc > 0 && opt.WidenEnc != cfg.EncHidden {
+		if opt.WidenEnc < cfg.EncHidden {
+			return fmt.Errorf("--widen-enc %d: the encoder has %d units per direction, and widening cannot remove units", opt.WidenEnc, cfg.EncHidden)
+		}
+		step := 0
+		if ck != nil {
+			step = ck.Step
+		}
+		n := len(p.Data)
+		var err error
+		p, err = model.Widen(p, opt.WidenEnc, rand.New(rand.NewPCG(run.Seed, uint64(step))), widenScale)
+		if err != nil {
+			return err
+		}
+		cfg = p.Cfg
+		s.printf("widened the encoder from %d to %d units per direction (%d to %d parameters); the new units start silent\n",
+			ckCfg.EncHidden, cfg.EncHidden, n, len(p.Data))
+	}
 	hours := 0.0
 	s.utts = make([]*model.Utterance, 0, len(all))
 	for _, u := range all {
@@ -225,14 +266,6 @@ func (s *state) load() error {
 			s.dev = append(s.dev, devUtt{u: model.Utterance{Feats: u.Feats, Frames: u.Frames, IDs: ids}, text: u.Text})
 		}
 	}
-	run := opt.Run
-	if ck != nil {
-		run = ck.Run
-		run.Workers = opt.Run.Workers
-		if opt.Override != nil {
-			opt.Override(&run)
-		}
-	}
 	net := model.NewNet(p)
 	tr, err := model.NewTrainer(net, run)
 	if err != nil {
@@ -243,16 +276,12 @@ func (s *state) load() error {
 	if ck != nil {
 		s.meta = *ck
 		s.meta.Run = run // with any overrides, so that the next resume keeps them
-		m, err := ckFile.Tensor("adam.m", len(p.Data))
-		if err != nil {
+		if err := loadMoment(tr.Opt.M, ckFile, "adam.m", ckCfg, cfg); err != nil {
 			return fmt.Errorf("resume: %w", err)
 		}
-		v, err := ckFile.Tensor("adam.v", len(p.Data))
-		if err != nil {
+		if err := loadMoment(tr.Opt.V, ckFile, "adam.v", ckCfg, cfg); err != nil {
 			return fmt.Errorf("resume: %w", err)
 		}
-		copy(tr.Opt.M, m)
-		copy(tr.Opt.V, v)
 		tr.Opt.Step = ck.Step
 		s.printf("resumed at update %d (epoch %d, batch %d), %.1f h trained before\n", ck.Step, ck.Epoch, ck.BatchPos, ck.Elapsed/3600)
 		if opt.NewData {
@@ -266,6 +295,28 @@ func (s *state) load() error {
 	s.meta.Model.Training.Data = opt.Train
 	s.meta.Model.Training.Hours = math.Round(hours*100) / 100
 	s.printf("training on %.2f h (%d utterances), %d dev utterances, %d parameters\n", hours, len(s.utts), len(s.dev), len(p.Data))
+	return nil
+}
+
+// loadMoment copies the checkpoint's Adam moment name, laid out for the
+// checkpoint's config from, into dst, laid out for cfg: with zeros at the
+// new units' places when the encoder has been widened.
+func loadMoment(dst []float32, f *modelfile.File, name string, from, cfg model.Config) error {
+	d, err := f.Tensor(name, model.NumParams(from))
+	if err != nil {
+		return err
+	}
+	if from.EncHidden != cfg.EncHidden {
+		p, err := model.ParamsFromData(from, d)
+		if err != nil {
+			return err
+		}
+		if p, err = model.Widen(p, cfg.EncHidden, nil, 0); err != nil {
+			return err
+		}
+		d = p.Data
+	}
+	copy(dst, d)
 	return nil
 }
 
