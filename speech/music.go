@@ -3,6 +3,7 @@ package speech
 import (
 	"math"
 	"math/cmplx"
+	"sync"
 )
 
 // maxHeld is the largest share of held spectra (heldShare) in speech. On
@@ -39,31 +40,29 @@ func heldShare(samples []float32) float64 {
 	if n <= heldLag {
 		return 0
 	}
-	spec := make([][]float64, n) // (frames, heldHi-heldLo)
+	const bins = heldHi - heldLo
+	plan := heldPlan()
+	spec := make([]float64, n*bins) // (frames, bins)
 	power := make([]float64, n)
 	buf := make([]complex128, heldWin)
-	hann := make([]float64, heldWin)
-	for j := range hann {
-		hann[j] = 0.5 - 0.5*math.Cos(2*math.Pi*float64(j)/heldWin)
-	}
 	top := 0.0
-	for i := range spec {
+	for i := range n {
 		x := samples[i*heldHop : i*heldHop+heldWin]
-		for j := range buf {
-			buf[j] = complex(hann[j]*float64(x[j]), 0)
+		// The windowed frame goes straight to its bit-reversed place.
+		for j, r := range plan.rev {
+			buf[r] = complex(plan.hann[j]*float64(x[j]), 0)
 		}
-		fft(buf)
-		s := make([]float64, heldHi-heldLo)
+		plan.butterflies(buf, heldHi)
+		s := spec[i*bins : (i+1)*bins]
 		for k := range s {
 			s[k] = cmplx.Abs(buf[heldLo+k])
 			power[i] += s[k] * s[k]
 		}
-		spec[i] = s
 		top = math.Max(top, power[i])
 	}
 	loud, held := 0, 0
 	for i := 0; i+heldLag < n; i++ {
-		a, b := spec[i], spec[i+heldLag]
+		a, b := spec[i*bins:(i+1)*bins], spec[(i+heldLag)*bins:(i+heldLag+1)*bins]
 		if top == 0 || power[i] < heldLoud*top || power[i+heldLag] < heldLoud*top {
 			continue
 		}
@@ -82,28 +81,68 @@ func heldShare(samples []float32) float64 {
 	return float64(held) / float64(loud)
 }
 
-// fft transforms x in place (radix 2); len(x) must be a power of two.
-func fft(x []complex128) {
-	n := len(x)
+// fftPlan holds the tables of a radix-2 FFT of one size, computed once: the
+// bit-reversal permutation, and for every butterfly size the twiddle
+// factors made by the recurrence w_{k+1} = w_k·exp(-2πi/size) that fft
+// runs, so that the transform gives fft's result to the last bit without
+// the recurrence's complex products at every butterfly.
+type fftPlan struct {
+	rev  []int        // (n) position of input j after the bit-reversal permutation
+	tw   []complex128 // twiddles of sizes 2, 4, ..., n: size/2 each, in that order
+	hann []float64    // (n) the Hann window heldShare applies
+}
+
+// heldPlan is the plan of heldShare's heldWin-point transform.
+var heldPlan = sync.OnceValue(func() *fftPlan { return newFFTPlan(heldWin) })
+
+// newFFTPlan returns the plan of the n-point transform (n a power of two).
+func newFFTPlan(n int) *fftPlan {
+	p := &fftPlan{rev: make([]int, n), hann: make([]float64, n)}
 	for i, j := 1, 0; i < n; i++ {
 		bit := n >> 1
 		for ; j&bit != 0; bit >>= 1 {
 			j ^= bit
 		}
 		j |= bit
-		if i < j {
-			x[i], x[j] = x[j], x[i]
-		}
+		p.rev[i] = j
 	}
 	for size := 2; size <= n; size <<= 1 {
 		w := cmplx.Exp(complex(0, -2*math.Pi/float64(size)))
+		wk := complex(1, 0)
+		for range size / 2 {
+			p.tw = append(p.tw, wk)
+			wk *= w
+		}
+	}
+	for j := range p.hann {
+		p.hann[j] = 0.5 - 0.5*math.Cos(2*math.Pi*float64(j)/float64(n))
+	}
+	return p
+}
+
+// butterflies runs fft's butterflies over x, which holds its input in
+// bit-reversed order (x[rev[j]] = input j). Afterwards x[k] for k < keep
+// (keep at most n/2) is bin k of the transform, equal to fft's; the last
+// stage leaves the other bins out.
+func (p *fftPlan) butterflies(x []complex128, keep int) {
+	n := len(p.rev)
+	x = x[:n]
+	tw := p.tw
+	for size := 2; size < n; size <<= 1 {
+		half := size / 2
+		w := tw[:half]
 		for start := 0; start < n; start += size {
-			wk := complex(1, 0)
-			for k := 0; k < size/2; k++ {
-				a, b := x[start+k], wk*x[start+k+size/2]
-				x[start+k], x[start+k+size/2] = a+b, a-b
-				wk *= w
+			lo, hi := x[start:start+half], x[start+half:start+size]
+			for k, wk := range w {
+				a, b := lo[k], wk*hi[k]
+				lo[k], hi[k] = a+b, a-b
 			}
 		}
+		tw = tw[half:]
+	}
+	half := n / 2
+	lo, hi := x[:keep], x[half:half+keep]
+	for k, wk := range tw[:keep] {
+		lo[k] += wk * hi[k]
 	}
 }
