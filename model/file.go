@@ -148,7 +148,7 @@ func fromFile(f *modelfile.Lazy) (*Bundle, error) {
 	if meta.LM != nil {
 		h := *meta.LM
 		lmLoad = func() (*charlm.Model, error) {
-			lm, err := charlm.Import(h, lmPrefix, f.Tensor)
+			lm, err := charlm.ImportFloat16(h, lmPrefix, f.Tensor, f.Float16)
 			if err != nil {
 				return nil, fmt.Errorf("model language model: %w", err)
 			}
