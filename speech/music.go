@@ -41,23 +41,13 @@ func heldShare(samples []float32) float64 {
 		return 0
 	}
 	const bins = heldHi - heldLo
-	plan := heldPlan()
+	tab := heldTabs()
 	spec := make([]float64, n*bins) // (frames, bins)
 	power := make([]float64, n)
-	buf := make([]complex128, heldWin)
+	buf := make([]complex128, heldWin/2)
 	top := 0.0
 	for i := range n {
-		x := samples[i*heldHop : i*heldHop+heldWin]
-		// The windowed frame goes straight to its bit-reversed place.
-		for j, r := range plan.rev {
-			buf[r] = complex(plan.hann[j]*float64(x[j]), 0)
-		}
-		plan.butterflies(buf, heldHi)
-		s := spec[i*bins : (i+1)*bins]
-		for k := range s {
-			s[k] = cmplx.Abs(buf[heldLo+k])
-			power[i] += s[k] * s[k]
-		}
+		power[i] = tab.spectrum(spec[i*bins:(i+1)*bins], samples[i*heldHop:i*heldHop+heldWin], buf)
 		top = math.Max(top, power[i])
 	}
 	loud, held := 0, 0
@@ -81,23 +71,63 @@ func heldShare(samples []float32) float64 {
 	return float64(held) / float64(loud)
 }
 
-// fftPlan holds the tables of a radix-2 FFT of one size, computed once: the
-// bit-reversal permutation, and for every butterfly size the twiddle
-// factors made by the recurrence w_{k+1} = w_k·exp(-2πi/size) that fft
-// runs, so that the transform gives fft's result to the last bit without
-// the recurrence's complex products at every butterfly.
-type fftPlan struct {
-	rev  []int        // (n) position of input j after the bit-reversal permutation
-	tw   []complex128 // twiddles of sizes 2, 4, ..., n: size/2 each, in that order
-	hann []float64    // (n) the Hann window heldShare applies
+// heldTables are heldShare's tables, made once: the Hann window, the plan
+// of the heldWin/2-point complex transform that does the real heldWin-point
+// one, and the twiddles that split its result.
+type heldTables struct {
+	hann  []float64    // (heldWin)
+	fft   *fftPlan     // heldWin/2 points
+	split []complex128 // (heldHi) exp(-2πik/heldWin)
 }
 
-// heldPlan is the plan of heldShare's heldWin-point transform.
-var heldPlan = sync.OnceValue(func() *fftPlan { return newFFTPlan(heldWin) })
+var heldTabs = sync.OnceValue(func() *heldTables {
+	t := &heldTables{hann: make([]float64, heldWin), fft: newFFTPlan(heldWin / 2), split: make([]complex128, heldHi)}
+	for j := range t.hann {
+		t.hann[j] = 0.5 - 0.5*math.Cos(2*math.Pi*float64(j)/heldWin)
+	}
+	for k := range t.split {
+		sin, cos := math.Sincos(-2 * math.Pi * float64(k) / heldWin)
+		t.split[k] = complex(cos, sin)
+	}
+	return t
+})
+
+// spectrum writes the magnitudes of bins heldLo..heldHi-1 of the
+// Hann-windowed frame x (heldWin samples) to s and returns their power (sum
+// of squares); buf (heldWin/2) is scratch. The real transform is one
+// complex transform of half the length: with z[m] = x[2m] + i·x[2m+1] and
+// Z its M-point transform (M = heldWin/2), the even and odd samples have
+// the transforms E[k] = (Z[k] + conj(Z[M-k]))/2 and
+// O[k] = (Z[k] - conj(Z[M-k]))/(2i), and X[k] = E[k] + exp(-2πik/heldWin)·O[k].
+func (t *heldTables) spectrum(s []float64, x []float32, buf []complex128) float64 {
+	p := t.fft
+	for m, r := range p.rev {
+		buf[r] = complex(t.hann[2*m]*float64(x[2*m]), t.hann[2*m+1]*float64(x[2*m+1]))
+	}
+	p.butterflies(buf)
+	M := len(p.rev)
+	power := 0.0
+	for i := range s {
+		k := heldLo + i
+		a, b := buf[k], buf[(M-k)&(M-1)]
+		e := complex(0.5*(real(a)+real(b)), 0.5*(imag(a)-imag(b)))
+		o := complex(0.5*(imag(a)+imag(b)), -0.5*(real(a)-real(b)))
+		s[i] = cmplx.Abs(e + t.split[k]*o)
+		power += s[i] * s[i]
+	}
+	return power
+}
+
+// fftPlan holds the tables of a radix-2 complex FFT of one size, made once:
+// the bit-reversal permutation and the twiddles of every butterfly size.
+type fftPlan struct {
+	rev []int        // (n) position of input j after the bit-reversal permutation
+	tw  []complex128 // twiddles exp(-2πik/size) of sizes 2, 4, ..., n: size/2 each, in that order
+}
 
 // newFFTPlan returns the plan of the n-point transform (n a power of two).
 func newFFTPlan(n int) *fftPlan {
-	p := &fftPlan{rev: make([]int, n), hann: make([]float64, n)}
+	p := &fftPlan{rev: make([]int, n)}
 	for i, j := 1, 0; i < n; i++ {
 		bit := n >> 1
 		for ; j&bit != 0; bit >>= 1 {
@@ -107,28 +137,21 @@ func newFFTPlan(n int) *fftPlan {
 		p.rev[i] = j
 	}
 	for size := 2; size <= n; size <<= 1 {
-		w := cmplx.Exp(complex(0, -2*math.Pi/float64(size)))
-		wk := complex(1, 0)
-		for range size / 2 {
-			p.tw = append(p.tw, wk)
-			wk *= w
+		for k := range size / 2 {
+			sin, cos := math.Sincos(-2 * math.Pi * float64(k) / float64(size))
+			p.tw = append(p.tw, complex(cos, sin))
 		}
-	}
-	for j := range p.hann {
-		p.hann[j] = 0.5 - 0.5*math.Cos(2*math.Pi*float64(j)/float64(n))
 	}
 	return p
 }
 
-// butterflies runs fft's butterflies over x, which holds its input in
-// bit-reversed order (x[rev[j]] = input j). Afterwards x[k] for k < keep
-// (keep at most n/2) is bin k of the transform, equal to fft's; the last
-// stage leaves the other bins out.
-func (p *fftPlan) butterflies(x []complex128, keep int) {
+// butterflies transforms x in place; x holds the input in bit-reversed order
+// (x[rev[j]] = input j) and afterwards bin k in x[k].
+func (p *fftPlan) butterflies(x []complex128) {
 	n := len(p.rev)
 	x = x[:n]
 	tw := p.tw
-	for size := 2; size < n; size <<= 1 {
+	for size := 2; size <= n; size <<= 1 {
 		half := size / 2
 		w := tw[:half]
 		for start := 0; start < n; start += size {
@@ -139,10 +162,5 @@ func (p *fftPlan) butterflies(x []complex128, keep int) {
 			}
 		}
 		tw = tw[half:]
-	}
-	half := n / 2
-	lo, hi := x[:keep], x[half:half+keep]
-	for k, wk := range tw[:keep] {
-		lo[k] += wk * hi[k]
 	}
 }
