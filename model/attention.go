@@ -55,8 +55,9 @@ type attScratch[F kern.Float] struct {
 // attentionForward computes one attention step. s (D) is the decoder state,
 // aPrev (T) the previous attention weights, vhb (T, A) the precomputed keys,
 // h (T, 2H) the encoder output, [lo, hi] the window. It writes the weights
-// a (T), zero outside the window, and the context ctx (2H).
-func attentionForward[F kern.Float](c *attStep[F], sc *attScratch[F], p *Params[F], s, aPrev, vhb, h []F, T, lo, hi int, a, ctx []F) {
+// a (T), zero outside the window, and the context ctx (2H). hW, when not
+// nil, is the query weight W as binary16.
+func attentionForward[F kern.Float](c *attStep[F], sc *attScratch[F], p *Params[F], hW *kern.Half, s, aPrev, vhb, h []F, T, lo, hi int, a, ctx []F) {
 	cfg := &p.Cfg
 	D, A, nf, K, H2 := cfg.DecHidden, cfg.AttDim, cfg.ConvFilters, cfg.ConvWidth, cfg.EncDim()
 	rows := hi - lo + 1
@@ -66,7 +67,7 @@ func attentionForward[F kern.Float](c *attStep[F], sc *attScratch[F], p *Params[
 	sc.ws = grow(sc.ws, A)
 	sc.e = grow(sc.e, rows)
 	// ws = W s.
-	linearForward(sc.ws, s, p.AttW, nil, 1, D, A)
+	matVec(sc.ws, s, p.AttW, nil, hW, D, A)
 	// Location features and their projection U f_j.
 	convForward(c.Fe, aPrev, p.AttConv, T, lo, hi, nf, K)
 	linearForward(c.Th, c.Fe, p.AttU, nil, rows, nf, A)

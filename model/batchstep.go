@@ -37,14 +37,7 @@ type BatchStepper[F kern.Float] struct {
 	// non-zero weight.
 	SparseMass float64
 
-	filtR []F // (K, nf) the location filters reversed: filtR[r][k] = filters[k][K-1-r]
-	// Weights packed once (kern.Packed, as x·wᵀ) for the products: the GRU's
-	// W_ih restricted to the context inputs and W_hh, attention W and U,
-	// output W_o and W_out.
-	wic, whh, attW, attU, outWo, outW kern.Packed[F]
-	// gxTok (V, 3D): the embedding's part of the GRU input, per token:
-	// W_ih[:, :E]·Emb(y) + b_ih.
-	gxTok []F
+	w *stepWeights[F] // the decoder weights, packed
 
 	// Scratch, grown to the batch: n = hypotheses, rows = window frames.
 	c, sPrev, gx, gh, s []F // (n, 2H), (n, D), (n, 3D), (n, 3D), (n, D)
@@ -53,35 +46,62 @@ type BatchStepper[F kern.Float] struct {
 	th, e, f            []F // (rows, A), (rows), (rows, nf)
 }
 
-// NewBatchStepper returns a stepper for enc.
-func (m *Net[F]) NewBatchStepper(enc *EncOutput[F]) *BatchStepper[F] {
+// stepWeights are the decoder weights as BatchStepper reads them.
+type stepWeights[F kern.Float] struct {
+	filtR []F // (K, nf) the location filters reversed: filtR[r][k] = filters[k][K-1-r]
+	// Weights packed once (kern.Packed, as x·wᵀ) for the products: the GRU's
+	// W_ih restricted to the context inputs and W_hh, attention W and U,
+	// output W_o and W_out.
+	wic, whh, attW, attU, outWo, outW kern.Packed[F]
+	// gxTok (V, 3D): the embedding's part of the GRU input, per token:
+	// W_ih[:, :E]·Emb(y) + b_ih.
+	gxTok []F
+}
+
+// newStepWeights packs m's decoder weights for BatchStepper.
+func (m *Net[F]) newStepWeights() *stepWeights[F] {
 	cfg := &m.Cfg
 	A, nf, K := cfg.AttDim, cfg.ConvFilters, cfg.ConvWidth
-	b := &BatchStepper[F]{net: m, enc: enc, SparseMass: DefaultSparseMass, filtR: make([]F, K*nf)}
+	w := &stepWeights[F]{filtR: make([]F, K*nf)}
 	for k := 0; k < nf; k++ {
-		for w := 0; w < K; w++ {
-			b.filtR[(K-1-w)*nf+k] = m.P.AttConv[k*K+w]
+		for j := 0; j < K; j++ {
+			w.filtR[(K-1-j)*nf+k] = m.P.AttConv[k*K+j]
 		}
 	}
-	b.attU.PackNT(m.P.AttU, A, nf)
+	w.attU.PackNT(m.P.AttU, A, nf)
 	E, D, H2, V := cfg.EmbedDim, cfg.DecHidden, cfg.EncDim(), cfg.V()
 	g := &m.P.DecGRU
 	wic := make([]F, 3*D*H2)
 	for r := 0; r < 3*D; r++ {
 		copy(wic[r*H2:(r+1)*H2], g.WIh[r*(E+H2)+E:(r+1)*(E+H2)])
 	}
-	b.wic.PackNT(wic, 3*D, H2)
-	b.gxTok = make([]F, V*3*D)
+	w.wic.PackNT(wic, 3*D, H2)
+	w.gxTok = make([]F, V*3*D)
 	for y := 0; y < V; y++ {
-		row := b.gxTok[y*3*D : (y+1)*3*D]
+		row := w.gxTok[y*3*D : (y+1)*3*D]
 		for r := range row {
 			row[r] = F(dot(g.WIh[r*(E+H2):r*(E+H2)+E], m.P.Embed[y*E:(y+1)*E])) + g.BIh[r]
 		}
 	}
-	b.whh.PackNT(g.WHh, 3*D, D)
-	b.attW.PackNT(m.P.AttW, A, D)
-	b.outWo.PackNT(m.P.OutWo, D, D+H2)
-	b.outW.PackNT(m.P.OutW, V, D)
+	w.whh.PackNT(g.WHh, 3*D, D)
+	w.attW.PackNT(m.P.AttW, A, D)
+	w.outWo.PackNT(m.P.OutWo, D, D+H2)
+	w.outW.PackNT(m.P.OutW, V, D)
+	return w
+}
+
+// NewBatchStepper returns a stepper for enc. Its packed weights are made
+// for it, or, once the network is frozen (Freeze), made once and shared:
+// packing them cost a twentieth of decoding a short file with the default
+// beam.
+func (m *Net[F]) NewBatchStepper(enc *EncOutput[F]) *BatchStepper[F] {
+	b := &BatchStepper[F]{net: m, enc: enc, SparseMass: DefaultSparseMass}
+	if m.frozen {
+		m.stepOnce.Do(func() { m.stepW = m.newStepWeights() })
+		b.w = m.stepW
+	} else {
+		b.w = m.newStepWeights()
+	}
 	return b
 }
 
@@ -123,16 +143,16 @@ func (b *BatchStepper[F]) Step(sts []*DecoderState[F], prev []int, logp []F) {
 		copy(b.sPrev[i*D:(i+1)*D], st.S)
 	}
 	g := &m.P.DecGRU
-	kern.MatMulPacked(b.gx, b.c, &b.wic, n, false)
+	kern.MatMulPacked(b.gx, b.c, &b.w.wic, n, false)
 	for i, y := range prev {
-		kern.Add(b.gx[i*3*D:(i+1)*3*D], b.gx[i*3*D:(i+1)*3*D], b.gxTok[y*3*D:(y+1)*3*D])
+		kern.Add(b.gx[i*3*D:(i+1)*3*D], b.gx[i*3*D:(i+1)*3*D], b.w.gxTok[y*3*D:(y+1)*3*D])
 	}
-	affine(b.gh, b.sPrev, &b.whh, g.BHh, n, D, 3*D)
+	affine(b.gh, b.sPrev, &b.w.whh, g.BHh, n, D, 3*D)
 	for i := range sts {
 		gruCellForward(b.s[i*D:(i+1)*D], b.rzn, b.ghn, b.pre, b.gx[i*3*D:(i+1)*3*D], b.gh[i*3*D:(i+1)*3*D], b.sPrev[i*D:(i+1)*D], D)
 	}
 	// Attention: queries W s_i in one product, then each hypothesis' weights.
-	affine(b.ws, b.s, &b.attW, nil, n, D, A)
+	affine(b.ws, b.s, &b.w.attW, nil, n, D, A)
 	for i, st := range sts {
 		lo, hi := windowOf(cfg, T, st.Pos, cfg.TrainWindow) // as Step
 		copy(st.S, b.s[i*D:(i+1)*D])
@@ -144,9 +164,9 @@ func (b *BatchStepper[F]) Step(sts []*DecoderState[F], prev []int, logp []F) {
 		copy(z[D:], st.C)
 	}
 	// Output layer: o = tanh(W_o [s; c] + b_o), logp = log-softmax(W_out o + b_out).
-	affine(b.o, b.z, &b.outWo, m.P.OutBo, n, D+H2, D)
+	affine(b.o, b.z, &b.w.outWo, m.P.OutBo, n, D+H2, D)
 	kern.Tanh(b.o, b.o)
-	affine(logp[:n*V], b.o, &b.outW, m.P.OutB, n, D, V)
+	affine(logp[:n*V], b.o, &b.w.outW, m.P.OutB, n, D, V)
 	for i := 0; i < n; i++ {
 		logSoftmax(logp[i*V:(i+1)*V], logp[i*V:(i+1)*V])
 	}
@@ -190,11 +210,11 @@ func (b *BatchStepper[F]) attend(a, ctx, ws []F, lo, hi int) {
 			clear(f[(r1+1)*nf : (j1-lo+1)*nf])
 			r1 = j1 - lo
 		}
-		g := b.filtR[(j0-(t-half))*nf : (j1-(t-half)+1)*nf]
+		g := b.w.filtR[(j0-(t-half))*nf : (j1-(t-half)+1)*nf]
 		kern.Axpy(f[(j0-lo)*nf:(j1-lo+1)*nf], v, g)
 	}
 	if r0 <= r1 {
-		kern.MatMulPacked(th[r0*A:(r1+1)*A], f[r0*nf:(r1+1)*nf], &b.attU, r1-r0+1, true)
+		kern.MatMulPacked(th[r0*A:(r1+1)*A], f[r0*nf:(r1+1)*nf], &b.w.attU, r1-r0+1, true)
 	}
 	// The energies sum A tanh values each, so the fast tanh's absolute
 	// error (5e-7 against 3e-8) stays far below what moves a weight.

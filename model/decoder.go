@@ -15,17 +15,22 @@ import "github.com/heed-asr/heed/internal/kern"
 // (T) and token prev with the attention window [lo, hi]. It writes the GRU
 // input x (E+2H), the gate caches rzn (3D) and ghn (D), the new state s (D),
 // the weights a (T) and the context ctx (2H). gx, gh, pre (3D) are scratch.
-func decStepForward[F kern.Float](p *Params[F], ac *attStep[F], sc *attScratch[F], vhb, h []F, T, prev int,
+// dw, when not nil, holds weights as binary16 for the one-row products.
+func decStepForward[F kern.Float](p *Params[F], dw *decWeights, ac *attStep[F], sc *attScratch[F], vhb, h []F, T, prev int,
 	sPrev, cPrev, aPrev []F, lo, hi int, x, gx, gh, pre, rzn, ghn, s, ctx, a []F) {
 	cfg := &p.Cfg
 	E, D, H2 := cfg.EmbedDim, cfg.DecHidden, cfg.EncDim()
 	copy(x[:E], p.Embed[prev*E:(prev+1)*E]) // Emb(y_{i-1})
 	copy(x[E:E+H2], cPrev)
 	g := &p.DecGRU
-	linearForward(gx, x, g.WIh, g.BIh, 1, E+H2, 3*D)
-	linearForward(gh, sPrev, g.WHh, g.BHh, 1, D, 3*D)
+	var hih, hhh, hatt *kern.Half
+	if dw != nil {
+		hih, hhh, hatt = dw.wih, dw.whh, dw.attW
+	}
+	matVec(gx, x, g.WIh, g.BIh, hih, E+H2, 3*D)
+	matVec(gh, sPrev, g.WHh, g.BHh, hhh, D, 3*D)
 	gruCellForward(s, rzn, ghn, pre, gx, gh, sPrev, D)
-	attentionForward(ac, sc, p, s, aPrev, vhb, h, T, lo, hi, a, ctx)
+	attentionForward(ac, sc, p, hatt, s, aPrev, vhb, h, T, lo, hi, a, ctx)
 }
 
 // decCache holds the teacher-forced decoder for one utterance.
@@ -92,7 +97,7 @@ func decoderForward[F kern.Float](c *decCache[F], p *Params[F], h []F, T int, ys
 		c.Pos[i-1] = pos
 		lo, hi := windowOf(cfg, T, pos, window)
 		s, ctx := c.S[i*D:(i+1)*D], c.C[i*H2:(i+1)*H2]
-		decStepForward(p, &c.Att[i-1], &c.sc, c.Vhb, c.H, T, ys[i-1],
+		decStepForward(p, nil, &c.Att[i-1], &c.sc, c.Vhb, c.H, T, ys[i-1],
 			c.S[(i-1)*D:i*D], c.C[(i-1)*H2:i*H2], aPrev, lo, hi,
 			c.X[(i-1)*(E+H2):i*(E+H2)], c.gx, c.gh, c.pre, c.RZN[(i-1)*3*D:i*3*D], c.Ghn[(i-1)*D:i*D],
 			s, ctx, c.A[i*T:(i+1)*T])

@@ -22,8 +22,10 @@ type encCache[F kern.Float] struct {
 
 // encoderForward stacks feats (frames, NumMel) and runs the bidirectional GRU
 // layers. When rng is not nil and cfg.Dropout > 0, dropout is applied to each
-// layer's output that feeds another layer. The output is c.Out() (T, 2H).
-func encoderForward[F kern.Float](c *encCache[F], p *Params[F], feats []F, frames int, rng *rand.Rand, parallel bool) {
+// layer's output that feeds another layer. iw, when not nil, holds weights
+// as binary16 for inference (frozen networks). The output is c.Out()
+// (T, 2H).
+func encoderForward[F kern.Float](c *encCache[F], p *Params[F], iw *encWeights, feats []F, frames int, rng *rand.Rand, parallel bool) {
 	cfg := &p.Cfg
 	T := cfg.EncFrames(frames)
 	c.Frames, c.T = frames, T
@@ -39,7 +41,11 @@ func encoderForward[F kern.Float](c *encCache[F], p *Params[F], feats []F, frame
 	c.dropout = rng != nil && cfg.Dropout > 0
 	x := c.X0
 	for l := 0; l < L; l++ {
-		biGRUForward(&c.Layers[l], &p.Enc[l], x, T, parallel)
+		var lw *[2]*kern.Half
+		if iw != nil {
+			lw = &iw.whh[l]
+		}
+		biGRUForward(&c.Layers[l], &p.Enc[l], lw, x, T, parallel)
 		x = c.Layers[l].Y
 		if l < L-1 && c.dropout {
 			n := T * cfg.EncDim()

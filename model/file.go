@@ -148,7 +148,7 @@ func fromFile(f *modelfile.Lazy) (*Bundle, error) {
 	if meta.LM != nil {
 		h := *meta.LM
 		lmLoad = func() (*charlm.Model, error) {
-			lm, err := charlm.Import(h, lmPrefix, f.Tensor)
+			lm, err := charlm.ImportFloat16(h, lmPrefix, f.Tensor, f.Float16)
 			if err != nil {
 				return nil, fmt.Errorf("model language model: %w", err)
 			}
@@ -172,7 +172,26 @@ func fromFile(f *modelfile.Lazy) (*Bundle, error) {
 			return nil, err
 		}
 	}
-	return &Bundle{Meta: meta, Net: NewNet(p), lmLoad: lmLoad}, nil
+	net := NewNet(p)
+	net.Freeze()
+	// The network's binary16 copies of its matrices are the file's own
+	// bits: no conversion, and for a model in memory no copy.
+	names := make(map[*float32]string, len(ts))
+	for _, t := range ts {
+		if len(t.Data) > 0 {
+			names[&t.Data[0]] = t.Name
+		}
+	}
+	net.float16 = func(w []float32) []uint16 {
+		if len(w) == 0 || len(names[&w[0]]) == 0 {
+			return nil
+		}
+		if h := f.Float16(names[&w[0]]); len(h) == len(w) {
+			return h
+		}
+		return nil
+	}
+	return &Bundle{Meta: meta, Net: net, lmLoad: lmLoad}, nil
 }
 
 // validateMeta checks every field of a model file's header against sane

@@ -99,7 +99,7 @@ func (w *Workspace[F]) ForwardBackward(p *Params[F], feats []F, frames int, ids 
 	if train {
 		drop = rng
 	}
-	encoderForward(&w.enc, p, feats, frames, drop, w.Parallel)
+	encoderForward(&w.enc, p, nil, feats, frames, drop, w.Parallel)
 	T, h := w.enc.T, w.enc.Out()
 
 	// CTC head: log-softmax(h W_ctcᵀ + b) and the CTC loss (with its

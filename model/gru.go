@@ -86,8 +86,9 @@ func (c *gruDirCache[F]) reserve(T, in, H int) {
 // from t = T-1 down to 0. h0 (H) is the initial state (nil means zeros) and,
 // when hT (H) is not nil, the final state is copied into it: chunk-wise
 // (latency-controlled) processing carries hT into the next chunk's h0.
-// Outputs are in c.Hs (T, H), indexed by time.
-func gruDirForward[F kern.Float](c *gruDirCache[F], p *GRUParams[F], x []F, T int, h0 []F, reverse bool, hT []F) {
+// Outputs are in c.Hs (T, H), indexed by time. whh, when not nil, is W_hh
+// as binary16.
+func gruDirForward[F kern.Float](c *gruDirCache[F], p *GRUParams[F], whh *kern.Half, x []F, T int, h0 []F, reverse bool, hT []F) {
 	H, in := p.H, p.In
 	c.reserve(T, in, H)
 	c.X = x[:T*in]
@@ -109,7 +110,7 @@ func gruDirForward[F kern.Float](c *gruDirCache[F], p *GRUParams[F], x []F, T in
 			copy(hp, prev)
 		}
 		// gh = W_hh h + b_hh.
-		linearForward(c.gh, hp, p.WHh, p.BHh, 1, H, 3*H)
+		matVec(c.gh, hp, p.WHh, p.BHh, whh, H, 3*H)
 		h := c.Hs[t*H : t*H+H]
 		gruCellForward(h, c.RZN[t*3*H:(t+1)*3*H], c.Ghn[t*H:t*H+H], c.pre, c.Gx[t*3*H:(t+1)*3*H], c.gh, hp, H)
 		prev = h
@@ -166,8 +167,13 @@ type biGRUCache[F kern.Float] struct {
 }
 
 // biGRUForward runs both directions over x (T, In) (on two goroutines when
-// parallel) and concatenates their outputs into c.Y (T, 2H).
-func biGRUForward[F kern.Float](c *biGRUCache[F], p *[2]GRUParams[F], x []F, T int, parallel bool) {
+// parallel) and concatenates their outputs into c.Y (T, 2H). whh, when
+// not nil, holds the directions' W_hh as binary16.
+func biGRUForward[F kern.Float](c *biGRUCache[F], p *[2]GRUParams[F], whh *[2]*kern.Half, x []F, T int, parallel bool) {
+	var w0, w1 *kern.Half
+	if whh != nil {
+		w0, w1 = whh[0], whh[1]
+	}
 	H := p[0].H
 	c.T = T
 	c.parallel = parallel
@@ -176,13 +182,13 @@ func biGRUForward[F kern.Float](c *biGRUCache[F], p *[2]GRUParams[F], x []F, T i
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			gruDirForward(&c.Dir[1], &p[1], x, T, nil, true, nil)
+			gruDirForward(&c.Dir[1], &p[1], w1, x, T, nil, true, nil)
 		}()
-		gruDirForward(&c.Dir[0], &p[0], x, T, nil, false, nil)
+		gruDirForward(&c.Dir[0], &p[0], w0, x, T, nil, false, nil)
 		wg.Wait()
 	} else {
-		gruDirForward(&c.Dir[0], &p[0], x, T, nil, false, nil)
-		gruDirForward(&c.Dir[1], &p[1], x, T, nil, true, nil)
+		gruDirForward(&c.Dir[0], &p[0], w0, x, T, nil, false, nil)
+		gruDirForward(&c.Dir[1], &p[1], w1, x, T, nil, true, nil)
 	}
 	c.Y = grow(c.Y, T*2*H)
 	for t := 0; t < T; t++ {

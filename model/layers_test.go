@@ -110,7 +110,7 @@ func TestGRUDirGrad(t *testing.T) {
 			var c gruDirCache[float64]
 			hT := make([]float64, H)
 			f := func() float64 {
-				gruDirForward(&c, &p, x, T, h0, reverse, hT)
+				gruDirForward(&c, &p, nil, x, T, h0, reverse, hT)
 				return weighted(r, c.Hs) + weighted(rT, hT)
 			}
 			f()
@@ -150,10 +150,10 @@ func TestGRUChunked(t *testing.T) {
 		BIh: randVec(rng, 3*H, 1), BHh: randVec(rng, 3*H, 1)}
 	x := randVec(rng, T*in, 1)
 	var whole, a, b gruDirCache[float64]
-	gruDirForward(&whole, &p, x, T, nil, false, nil)
+	gruDirForward(&whole, &p, nil, x, T, nil, false, nil)
 	mid := make([]float64, H)
-	gruDirForward(&a, &p, x[:split*in], split, nil, false, mid)
-	gruDirForward(&b, &p, x[split*in:], T-split, mid, false, nil)
+	gruDirForward(&a, &p, nil, x[:split*in], split, nil, false, mid)
+	gruDirForward(&b, &p, nil, x[split*in:], T-split, mid, false, nil)
 	got := append(append([]float64(nil), a.Hs[:split*H]...), b.Hs[:(T-split)*H]...)
 	for i, v := range whole.Hs[:T*H] {
 		if d := v - got[i]; d > tol || d < -tol {
@@ -175,7 +175,7 @@ func TestBiGRUGrad(t *testing.T) {
 			}
 			x, r := randVec(rng, T*in, 1), randVec(rng, T*2*H, 1)
 			var c biGRUCache[float64]
-			f := func() float64 { biGRUForward(&c, &p, x, T, parallel); return weighted(r, c.Y) }
+			f := func() float64 { biGRUForward(&c, &p, nil, x, T, parallel); return weighted(r, c.Y) }
 			f()
 			dx := make([]float64, T*in)
 			biGRUBackward(&c, &p, &g, dx, r)
@@ -208,7 +208,7 @@ func TestEncoderGrad(t *testing.T) {
 				if train {
 					drop = rand.New(rand.NewPCG(99, 100)) // same mask every evaluation
 				}
-				encoderForward(&c, p, feats, frames, drop, false)
+				encoderForward(&c, p, nil, feats, frames, drop, false)
 				return weighted(r, c.Out())
 			}
 			f()
@@ -266,7 +266,7 @@ func TestAttentionGrad(t *testing.T) {
 			var sc attScratch[float64]
 			a, ctx := make([]float64, T), make([]float64, H2)
 			f := func() float64 {
-				attentionForward(&c, &sc, p, s, aPrev, vhb, h, T, lo, hi, a, ctx)
+				attentionForward(&c, &sc, p, nil, s, aPrev, vhb, h, T, lo, hi, a, ctx)
 				return weighted(ra, a) + weighted(rc, ctx)
 			}
 			f()

@@ -20,6 +20,19 @@ type Net[F kern.Float] struct {
 
 	pool       sync.Pool // *stepScratch[F]
 	encOnePool sync.Pool // *encCache[F], EncodeCTC's workspace
+
+	// After Freeze, weights packed for inference are made once, on first
+	// use, and kept.
+	frozen bool
+	// float16, when not nil, returns the binary16 values a model file
+	// stored for one of P's matrices (nil when it stored float32).
+	float16  func(w []float32) []uint16
+	stepOnce sync.Once
+	stepW    *stepWeights[F] // BatchStepper's
+	encOnce  sync.Once
+	encW     *encWeights
+	decOnce  sync.Once
+	decW     *decWeights
 }
 
 // Model is the production (float32) network.
@@ -29,6 +42,13 @@ type Model = Net[float32]
 func NewNet[F kern.Float](p *Params[F]) *Net[F] {
 	return &Net[F]{Cfg: p.Cfg, P: p}
 }
+
+// Freeze declares that m.P will not change any more, so that inference may
+// keep weights it has packed (copied into the layout of the matrix
+// kernels) instead of packing them for every utterance. Call it before
+// the network is shared between goroutines; a network in training must not
+// be frozen. Model files load frozen.
+func (m *Net[F]) Freeze() { m.frozen = true }
 
 // EncOutput is one encoded utterance.
 type EncOutput[F kern.Float] struct {
@@ -68,7 +88,7 @@ func (m *Net[F]) EncodeCTC(feats []F, frames int) *EncOutput[F] {
 	if c == nil {
 		c = &encCache[F]{}
 	}
-	encoderForward(c, m.P, feats, frames, nil, !m.SerialEncoder)
+	encoderForward(c, m.P, m.encWeights(), feats, frames, nil, !m.SerialEncoder)
 	last := &c.Layers[c.L-1]
 	h, T := last.Y, c.T
 	last.Y = nil
@@ -234,7 +254,8 @@ func (m *Net[F]) step(enc *EncOutput[F], st *DecoderState[F], prev int, logp []F
 	copy(sc.aPrev, st.Att)
 
 	lo, hi := windowOf(cfg, T, st.Pos, window)
-	decStepForward(m.P, &sc.ac, &sc.sc, enc.Vhb, enc.H, T, prev, st.S, st.C, sc.aPrev, lo, hi,
+	dw := m.decWeights()
+	decStepForward(m.P, dw, &sc.ac, &sc.sc, enc.Vhb, enc.H, T, prev, st.S, st.C, sc.aPrev, lo, hi,
 		sc.x, sc.gx, sc.gh, sc.pre, sc.rzn, sc.ghn, sc.s, sc.ctx, st.Att)
 	copy(st.S, sc.s)
 	copy(st.C, sc.ctx)
@@ -248,9 +269,13 @@ func (m *Net[F]) step(enc *EncOutput[F], st *DecoderState[F], prev int, logp []F
 	// Output layer: o = tanh(W_o [s; c] + b_o), logp = log-softmax(W_out o + b_out).
 	copy(sc.z[:D], st.S)
 	copy(sc.z[D:], st.C)
-	linearForward(sc.o, sc.z, m.P.OutWo, m.P.OutBo, 1, D+H2, D)
+	var hWo, hW *kern.Half
+	if dw != nil {
+		hWo, hW = dw.outWo, dw.outW
+	}
+	matVec(sc.o, sc.z, m.P.OutWo, m.P.OutBo, hWo, D+H2, D)
 	kern.Tanh(sc.o, sc.o)
-	linearForward(logp[:V], sc.o, m.P.OutW, m.P.OutB, 1, D, V)
+	matVec(logp[:V], sc.o, m.P.OutW, m.P.OutB, hW, D, V)
 	logSoftmax(logp[:V], logp[:V])
 	m.pool.Put(sc)
 }

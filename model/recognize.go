@@ -115,9 +115,11 @@ func (b *Bundle) RecognizeContext(ctx context.Context, samples []float32, opt De
 	}
 	r.Enc = enc
 	maxLen := MaxDecodeLen(enc)
-	if opt.LM == nil {
+	if opt.LM == nil && opt.LMWeight != 0 {
 		// A language model that does not load is left out; callers that
-		// must know call LanguageModel first.
+		// must know call LanguageModel first. With weight 0 it would be
+		// left out below anyway: it is not read (loading the shipped
+		// model's took a sixth of greedy decoding of 50 short files).
 		if lm, err := b.LanguageModel(); err == nil && lm != nil {
 			opt.LM = lm
 			if opt.LMWeight < 0 {

@@ -2,6 +2,7 @@ package speech
 
 import (
 	"math"
+	"math/cmplx"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -144,4 +145,128 @@ func TestSpeechOverMusic(t *testing.T) {
 	if len(words) != len(strings.Fields(text)) || len(strings.Fields(text)) < len(strings.Fields(clean))/2 {
 		t.Errorf("over music: %q (%d timed words); alone: %q", text, len(words), clean)
 	}
+}
+
+// heldShareRef is heldShare as first written: a full transform by fft for
+// every frame, its twiddles made as it goes.
+func heldShareRef(samples []float32) float64 {
+	n := (len(samples) - heldWin) / heldHop
+	if n <= heldLag {
+		return 0
+	}
+	spec := make([][]float64, n) // (frames, heldHi-heldLo)
+	power := make([]float64, n)
+	buf := make([]complex128, heldWin)
+	hann := make([]float64, heldWin)
+	for j := range hann {
+		hann[j] = 0.5 - 0.5*math.Cos(2*math.Pi*float64(j)/heldWin)
+	}
+	top := 0.0
+	for i := range spec {
+		x := samples[i*heldHop : i*heldHop+heldWin]
+		for j := range buf {
+			buf[j] = complex(hann[j]*float64(x[j]), 0)
+		}
+		fft(buf)
+		s := make([]float64, heldHi-heldLo)
+		for k := range s {
+			s[k] = cmplx.Abs(buf[heldLo+k])
+			power[i] += s[k] * s[k]
+		}
+		spec[i] = s
+		top = math.Max(top, power[i])
+	}
+	loud, held := 0, 0
+	for i := 0; i+heldLag < n; i++ {
+		a, b := spec[i], spec[i+heldLag]
+		if top == 0 || power[i] < heldLoud*top || power[i+heldLag] < heldLoud*top {
+			continue
+		}
+		loud++
+		dot := 0.0
+		for k := range a {
+			dot += a[k] * b[k]
+		}
+		if dot >= heldSim*math.Sqrt(power[i]*power[i+heldLag]) {
+			held++
+		}
+	}
+	if loud == 0 {
+		return 0
+	}
+	return float64(held) / float64(loud)
+}
+
+// fft transforms x in place (radix 2); len(x) must be a power of two.
+func fft(x []complex128) {
+	n := len(x)
+	for i, j := 1, 0; i < n; i++ {
+		bit := n >> 1
+		for ; j&bit != 0; bit >>= 1 {
+			j ^= bit
+		}
+		j |= bit
+		if i < j {
+			x[i], x[j] = x[j], x[i]
+		}
+	}
+	for size := 2; size <= n; size <<= 1 {
+		w := cmplx.Exp(complex(0, -2*math.Pi/float64(size)))
+		for start := 0; start < n; start += size {
+			wk := complex(1, 0)
+			for k := 0; k < size/2; k++ {
+				a, b := x[start+k], wk*x[start+k+size/2]
+				x[start+k], x[start+k+size/2] = a+b, a-b
+				wk *= w
+			}
+		}
+	}
+}
+
+// TestHeldSpectrum: the spectra heldShare computes through the half-length
+// complex transform are fft's of the whole frame to rounding, and heldShare
+// gives the share heldShareRef gives, on music, speech, noise and silence.
+func TestHeldSpectrum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 5))
+	tab := heldTabs()
+	for trial := range 50 {
+		x := make([]float32, heldWin)
+		for j := range x {
+			x[j] = float32(rng.NormFloat64() * math.Pow(10, float64(trial%7-3)))
+		}
+		ref := make([]complex128, heldWin)
+		for j := range ref {
+			ref[j] = complex(tab.hann[j]*float64(x[j]), 0)
+		}
+		fft(ref)
+		s := make([]float64, heldHi-heldLo)
+		tab.spectrum(s, x, make([]complex128, heldWin/2))
+		for i, v := range s {
+			want := cmplx.Abs(ref[heldLo+i])
+			if math.Abs(v-want) > 1e-12*want+1e-300 {
+				t.Fatalf("trial %d bin %d: %g, fft %g", trial, heldLo+i, v, want)
+			}
+		}
+	}
+	_, speech := setup(t)
+	for _, x := range [][]float32{tune(8, 0.3, 1), tune(6, 0.5, 7), speech, noise(3, 0.1, true, 2), make([]float32, Rate)} {
+		if got, want := heldShare(x), heldShareRef(x); got != want {
+			t.Errorf("heldShare %v, reference %v", got, want)
+		}
+	}
+}
+
+// BenchmarkHeldShare: heldShare on 3 s of music, and as first written.
+func BenchmarkHeldShare(b *testing.B) {
+	x := tune(3, 0.3, 1)
+	b.Run("half-length", func(b *testing.B) {
+		for b.Loop() {
+			heldShare(x)
+		}
+	})
+	b.Run("reference", func(b *testing.B) {
+		for b.Loop() {
+			heldShareRef(x)
+		}
+	})
 }

@@ -27,6 +27,9 @@ type impl32 struct {
 	cp cpFunc
 	// gemvN sets c[j] (+)= dot(a[:k], b[j*ldb:j*ldb+k]) for j < n.
 	gemvN func(c, a, b []float32, k, n, ldb int, acc bool)
+	// gemvNF16, when not nil, is gemvN for b stored as binary16 (k a
+	// positive multiple of 8), with gemvN's result (see Half).
+	gemvNF16 func(c, a []float32, b []uint16, k, n, ldb int, acc bool)
 	// gemvT sets c[j] (+)= Σ_{p<k} a[p*inca]·b[p*ldb+j] for j < n.
 	gemvT func(c, a []float32, inca int, b []float32, ldb, k, n int, acc bool)
 	// dot returns Σ a[i]·b[i] over len(a) (len(b) >= len(a)).

@@ -21,6 +21,9 @@ func sgemmKernelAVX512(kc int, a, b, c *float32, ldc int, acc int)
 func sgemvNAVX2(n, k int, a, b *float32, ldb int, c *float32, acc int)
 
 //go:noescape
+func sgemvNF16AVX2(n, k int, a *float32, b *uint16, ldb int, c *float32, acc int)
+
+//go:noescape
 func sgemvTAVX2(n, k int, a *float32, inca int, b *float32, ldb int, c *float32, acc int)
 
 //go:noescape
@@ -70,6 +73,14 @@ func gemvNAVX2(c, a, b []float32, k, n, ldb int, acc bool) {
 	}
 	_, _, _ = a[k-1], b[(n-1)*ldb+k-1], c[n-1]
 	sgemvNAVX2(n, k, &a[0], &b[0], ldb, &c[0], b2i(acc))
+}
+
+func gemvNF16AVX2(c, a []float32, b []uint16, k, n, ldb int, acc bool) {
+	if n == 0 {
+		return
+	}
+	_, _, _ = a[k-1], b[(n-1)*ldb+k-1], c[n-1]
+	sgemvNF16AVX2(n, k, &a[0], &b[0], ldb, &c[0], b2i(acc))
 }
 
 func gemvTAVX2(c, a []float32, inca int, b []float32, ldb, k, n int, acc bool) {
@@ -181,6 +192,10 @@ func init() {
 		impls = append(impls, implAVX2)
 		if cpu.X86.HasAVX512F {
 			impls = append(impls, implAVX512)
+		}
+		if cpu.X86.HasF16C {
+			implAVX2.gemvNF16 = gemvNF16AVX2
+			implAVX512.gemvNF16 = gemvNF16AVX2
 		}
 		active = impls[len(impls)-1]
 	}

@@ -595,3 +595,36 @@ func BenchmarkScoreTokens(b *testing.B) {
 		}
 	})
 }
+
+// TestImportFloat16: importing a float16 file from its stored bits builds
+// the model that importing its float32 widening builds, to the last bit;
+// a float32 file, which has no bits, imports as before.
+func TestImportFloat16(t *testing.T) {
+	m := Train(opticks(t)[:800], 7)
+	for _, dtype := range []modelfile.DType{modelfile.F16, modelfile.F32} {
+		hdr, ts := m.Export("lm.")
+		var buf bytes.Buffer
+		if err := modelfile.Write(&buf, hdr, ts, dtype); err != nil {
+			t.Fatal(err)
+		}
+		l, err := modelfile.OpenBytes(buf.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var h Header
+		if err := json.Unmarshal(l.Header, &h); err != nil {
+			t.Fatal(err)
+		}
+		want, err := Import(h, "lm.", l.Tensor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ImportFloat16(h, "lm.", l.Tensor, l.Float16)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got.levels, want.levels) {
+			t.Errorf("%v: the levels differ", dtype)
+		}
+	}
+}

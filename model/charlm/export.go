@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"sync"
 
 	"github.com/heed-asr/heed/model/modelfile"
 )
@@ -110,6 +111,16 @@ func (m *Model) keyLen(key uint64) int {
 // prefix must match the one given to Export. Every count, token and value
 // is validated; errors wrap the lookup's error where there is one.
 func Import(h Header, prefix string, tensor func(name string, shape ...int) ([]float32, error)) (*Model, error) {
+	return ImportFloat16(h, prefix, tensor, nil)
+}
+
+// ImportFloat16 is Import from a model file whose tensors may be stored as
+// binary16: float16 returns a tensor's stored bits (modelfile.Lazy.Float16;
+// nil for one stored as float32, which tensor then reads). The trie layout
+// is read from those bits where they lie, so that only the model's own
+// arrays are allocated, not a float32 copy of every tensor; the model is
+// the one Import builds. float16 may be nil.
+func ImportFloat16(h Header, prefix string, tensor func(name string, shape ...int) ([]float32, error), float16 func(name string) []uint16) (*Model, error) {
 	if h.Smoothing != Smoothing {
 		return nil, fmt.Errorf("charlm: import: smoothing %q, want %q", h.Smoothing, Smoothing)
 	}
@@ -130,7 +141,7 @@ func Import(h Header, prefix string, tensor func(name string, shape ...int) ([]f
 	m.contexts = append([]int(nil), h.Contexts...)
 	switch h.Layout {
 	case LayoutTrie:
-		err = m.importTrie(h, prefix, tensor)
+		err = m.importTrie(h, prefix, tensor, float16)
 	case "":
 		err = m.importPacked(h, prefix, tensor)
 	default:
@@ -143,14 +154,24 @@ func Import(h Header, prefix string, tensor func(name string, shape ...int) ([]f
 }
 
 // importTrie reads the layout that Export writes straight into the
-// sorted levels: each order is one sequential pass.
-func (m *Model) importTrie(h Header, prefix string, tensor func(string, ...int) ([]float32, error)) error {
-	get := func(name string, n int) ([]float32, error) {
+// sorted levels: each order is one sequential pass. A tensor is read from
+// its binary16 bits when float16 (which may be nil) gives them.
+func (m *Model) importTrie(h Header, prefix string, tensor func(string, ...int) ([]float32, error), float16 func(string) []uint16) error {
+	var wide *[1 << 16]float32 // binary16 bits to float32, when float16 is given
+	if float16 != nil {
+		wide = halfValues()
+	}
+	get := func(name string, n int) (column, error) {
+		if float16 != nil {
+			if b := float16(prefix + name); b != nil && len(b) == n {
+				return column{h: b, wide: wide}, nil
+			}
+		}
 		d, err := tensor(prefix+name, n)
 		if err != nil {
-			return nil, fmt.Errorf("charlm: import: %w", err)
+			return column{}, fmt.Errorf("charlm: import: %w", err)
 		}
-		return d, nil
+		return column{f: d}, nil
 	}
 	V := float32(m.V())
 	m.levels = make([]level, m.order)
@@ -187,16 +208,18 @@ func (m *Model) importTrie(h Header, prefix string, tensor func(string, ...int) 
 		if err != nil {
 			return err
 		}
+		nt := toks.len()
 		lv.off = make([]uint32, len(lv.ctx)+1)
-		lv.tok = make([]uint8, len(toks))
+		lv.tok = make([]uint8, nt)
 		j := 0
-		for i, c := range counts {
-			if !(c >= 0 && c <= V) || c != float32(math.Trunc(float64(c))) || j+int(c) > len(toks) {
+		for i := range counts.len() {
+			c := counts.at(i)
+			if !(c >= 0 && c <= V) || c != float32(math.Trunc(float64(c))) || j+int(c) > nt {
 				return fmt.Errorf("charlm: import ngram.%d: bad child count %g at %d", n, c, i)
 			}
 			last := float32(0)
 			for range int(c) {
-				t := toks[j]
+				t := toks.at(j)
 				if !(t > last && t <= V) || t != float32(math.Trunc(float64(t))) {
 					return fmt.Errorf("charlm: import ngram.%d: bad token %g at %d", n, t, j)
 				}
@@ -205,10 +228,10 @@ func (m *Model) importTrie(h Header, prefix string, tensor func(string, ...int) 
 			}
 			lv.off[i+1] = uint32(j)
 		}
-		if j != len(toks) {
-			return fmt.Errorf("charlm: import ngram.%d: child counts add up to %d, want %d", n, j, len(toks))
+		if j != nt {
+			return fmt.Errorf("charlm: import ngram.%d: child counts add up to %d, want %d", n, j, nt)
 		}
-		alphas, err := get(fmt.Sprintf("ngram.%d.prob", n), len(toks))
+		alphas, err := get(fmt.Sprintf("ngram.%d.prob", n), nt)
 		if err != nil {
 			return err
 		}
@@ -219,30 +242,67 @@ func (m *Model) importTrie(h Header, prefix string, tensor func(string, ...int) 
 	return nil
 }
 
-// probs returns a copy of vals, checking that each is in [0, 1].
-func probs(name string, vals []float32) ([]float32, error) {
-	for i, v := range vals {
+// column is one tensor being imported: its float32 values, or its binary16
+// bits as stored with the table that widens them.
+type column struct {
+	f    []float32
+	h    []uint16
+	wide *[1 << 16]float32
+}
+
+func (c column) len() int {
+	if c.h != nil {
+		return len(c.h)
+	}
+	return len(c.f)
+}
+
+// at returns element i as float32.
+func (c column) at(i int) float32 {
+	if c.h != nil {
+		return c.wide[c.h[i]]
+	}
+	return c.f[i]
+}
+
+// halfValues is the float32 value of every binary16 bit pattern.
+var halfValues = sync.OnceValue(func() *[1 << 16]float32 {
+	var t [1 << 16]float32
+	for i := range t {
+		t[i] = modelfile.F16ToF32(uint16(i))
+	}
+	return &t
+})
+
+// probs returns the values of vals as a new slice, checking that each is in
+// [0, 1].
+func probs(name string, vals column) ([]float32, error) {
+	out := make([]float32, vals.len())
+	for i := range out {
+		v := vals.at(i)
 		if !(v >= 0 && v <= 1) {
 			return nil, fmt.Errorf("charlm: import %s: entry %d: value %g outside [0, 1]", name, i, v)
 		}
+		out[i] = v
 	}
-	return slices.Clone(vals), nil
+	return out, nil
 }
 
 // expand returns the keys parent<<bits | token for each parent and its
 // counts[i] tokens, checking that counts are whole, add up to len(toks),
 // and that each parent's tokens are valid and strictly increasing.
-func (m *Model) expand(name string, parents []uint64, counts, toks []float32) ([]uint64, error) {
+func (m *Model) expand(name string, parents []uint64, counts, toks column) ([]uint64, error) {
 	V := float32(m.V())
-	keys := make([]uint64, 0, len(toks))
+	nt := toks.len()
+	keys := make([]uint64, 0, nt)
 	for i, p := range parents {
-		c := counts[i]
-		if !(c >= 0 && c <= V) || c != float32(math.Trunc(float64(c))) || len(keys)+int(c) > len(toks) {
+		c := counts.at(i)
+		if !(c >= 0 && c <= V) || c != float32(math.Trunc(float64(c))) || len(keys)+int(c) > nt {
 			return nil, fmt.Errorf("charlm: import %s: bad child count %g at %d", name, c, i)
 		}
 		last := float32(0)
 		for range int(c) {
-			t := toks[len(keys)]
+			t := toks.at(len(keys))
 			if !(t > last && t <= V) || t != float32(math.Trunc(float64(t))) {
 				return nil, fmt.Errorf("charlm: import %s: bad token %g at %d", name, t, len(keys))
 			}
@@ -250,8 +310,8 @@ func (m *Model) expand(name string, parents []uint64, counts, toks []float32) ([
 			keys = append(keys, p<<m.bits|uint64(t))
 		}
 	}
-	if len(keys) != len(toks) {
-		return nil, fmt.Errorf("charlm: import %s: child counts add up to %d, want %d", name, len(keys), len(toks))
+	if len(keys) != nt {
+		return nil, fmt.Errorf("charlm: import %s: child counts add up to %d, want %d", name, len(keys), nt)
 	}
 	return keys, nil
 }

@@ -552,3 +552,38 @@ func BenchmarkWrite(b *testing.B) {
 		})
 	}
 }
+
+// TestFloat16: Float16 gives the stored binary16 bits that Tensor widens,
+// from aligned and misaligned data, and nil for tensors stored as f32.
+func TestFloat16(t *testing.T) {
+	var buf bytes.Buffer
+	w := []float32{1.0000001, 3.14159, -2, 0, 65504, 1e-7}
+	err := Write(&buf, nil, []Tensor{
+		{Name: "keys", Shape: []int{3}, Data: []float32{1, 2, 3}, Exact: true},
+		{Name: "w", Shape: []int{6}, Data: w},
+	}, F16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := buf.Bytes()
+	shifted := append([]byte{0}, b...)[1:] // the same bytes at an odd address
+	for _, data := range [][]byte{b, shifted} {
+		l, err := OpenTrusted(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := l.Float16("w")
+		want, _ := l.Tensor("w")
+		if len(got) != len(w) {
+			t.Fatalf("Float16(w) has %d values, want %d", len(got), len(w))
+		}
+		for i, h := range got {
+			if F16ToF32(h) != want[i] || h != F32ToF16(w[i]) {
+				t.Errorf("w[%d]: bits %#04x (%g), Tensor %g", i, h, F16ToF32(h), want[i])
+			}
+		}
+		if l.Float16("keys") != nil || l.Float16("nope") != nil {
+			t.Error("Float16 of an f32 or missing tensor is not nil")
+		}
+	}
+}

@@ -1,0 +1,115 @@
+package kern
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestHalfOf: every binary16 value but NaN is held exactly and comes back
+// as itself; float32 values between binary16 values, beyond its range or
+// NaN are refused.
+func TestHalfOf(t *testing.T) {
+	for i := range 1 << 16 {
+		h := uint16(i)
+		v := halfValue(h)
+		b, ok := halfOf(v)
+		if isNaN := h&0x7c00 == 0x7c00 && h&0x3ff != 0; isNaN {
+			if ok {
+				t.Errorf("halfOf(NaN %#04x) accepted", h)
+			}
+			continue
+		}
+		if !ok || b != h {
+			t.Errorf("halfOf(%g) = %#04x, %v; want %#04x", v, b, ok, h)
+		}
+	}
+	for _, v := range []float32{1 + 0x1p-11, 0x1p-25, 3 * 0x1p-25, 65520, 0x1p16, float32(math.NaN()), math.SmallestNonzeroFloat32, 0.1} {
+		if b, ok := halfOf(v); ok {
+			t.Errorf("halfOf(%g) = %#04x; want refused", v, b)
+		}
+	}
+}
+
+// halfMatrix returns n×k random binary16 values as float32, with some
+// subnormals, zeros and large values among them.
+func halfMatrix(r *rand.Rand, n, k int) []float32 {
+	w := make([]float32, n*k)
+	for i := range w {
+		for {
+			v := halfValue(uint16(r.IntN(1 << 16)))
+			if !math.IsNaN(float64(v)) && !math.IsInf(float64(v), 0) && math.Abs(float64(v)) < 4 {
+				w[i] = v
+				break
+			}
+		}
+	}
+	return w
+}
+
+// TestHalfMulVec: MulVec equals MatMulNT with the float32 matrix to the
+// last bit, under every implementation, with and without acc.
+func TestHalfMulVec(t *testing.T) {
+	saved := active
+	defer func() { active = saved }()
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, im := range impls {
+		active = im
+		for _, n := range []int{1, 2, 3, 4, 5, 7, 8, 13, 768} {
+			for _, k := range []int{8, 16, 24, 40, 256, 576, 5} {
+				for _, acc := range []bool{false, true} {
+					t.Run(fmt.Sprintf("%s/n%d_k%d_acc%v", im.name, n, k, acc), func(t *testing.T) {
+						w := halfMatrix(r, n, k)
+						h := NewHalf(w, n, k)
+						if h == nil {
+							t.Fatal("NewHalf refused a binary16 matrix")
+						}
+						a := randSlice(r, k)
+						c0 := randSlice(r, n)
+						want := append([]float32(nil), c0...)
+						MatMulNT(want, a, w, 1, k, n, acc)
+						got := append([]float32(nil), c0...)
+						h.MulVec(got, a, acc)
+						for j := range want {
+							if math.Float32bits(got[j]) != math.Float32bits(want[j]) {
+								t.Fatalf("c[%d] = %g, MatMulNT %g", j, got[j], want[j])
+							}
+						}
+					})
+				}
+			}
+		}
+	}
+	w := halfMatrix(r, 4, 8)
+	w[5] = 0.1
+	if NewHalf(w, 4, 8) != nil {
+		t.Error("NewHalf held a matrix with an element that is not a binary16 value")
+	}
+}
+
+// BenchmarkHalfMulVec: one-row products with the shapes of a recurrent
+// step (the encoder's W_hh, 768×256; the decoder's GRU input, 768×576) on
+// binary16 and float32 matrices.
+func BenchmarkHalfMulVec(b *testing.B) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, s := range []struct{ n, k int }{{768, 256}, {768, 576}} {
+		w := halfMatrix(r, s.n, s.k)
+		h := NewHalf(w, s.n, s.k)
+		a, c := randSlice(r, s.k), make([]float32, s.n)
+		b.Run(fmt.Sprintf("half/n%d_k%d", s.n, s.k), func(b *testing.B) {
+			cpu0 := processCPU()
+			for b.Loop() {
+				h.MulVec(c, a, false)
+			}
+			reportFlops(b, float64(2*s.n*s.k), processCPU()-cpu0)
+		})
+		b.Run(fmt.Sprintf("float32/n%d_k%d", s.n, s.k), func(b *testing.B) {
+			cpu0 := processCPU()
+			for b.Loop() {
+				MatMulNT(c, a, w, 1, s.k, s.n, false)
+			}
+			reportFlops(b, float64(2*s.n*s.k), processCPU()-cpu0)
+		})
+	}
+}

@@ -1,0 +1,137 @@
+package model
+
+import (
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/heed-asr/heed/model/modelfile"
+)
+
+// sameBits reports the first index where a and b differ bit for bit, or -1.
+func sameBits(a, b []float32) int {
+	if len(a) != len(b) {
+		return 0
+	}
+	for i := range a {
+		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+// TestFrozenSame: a frozen network, which reads binary16 copies of its
+// weights and shares its batch steppers' packed weights, encodes, steps, decodes and aligns exactly as the same
+// network unfrozen, whether its weights are binary16 values (as read from a
+// float16 model file) or not.
+func TestFrozenSame(t *testing.T) {
+	cfg := DefaultConfig()
+	for _, f16 := range []bool{true, false} {
+		p := InitParams[float32](cfg, 3)
+		if f16 {
+			for i, v := range p.Data {
+				p.Data[i] = modelfile.F16ToF32(modelfile.F32ToF16(v))
+			}
+		}
+		plain, frozen := NewNet(p), NewNet(p)
+		frozen.Freeze()
+		if got := frozen.encWeights().whh[0][0] != nil && frozen.decWeights().wih != nil; got != f16 {
+			t.Fatalf("binary16 weights %v: binary16 copies made %v", f16, got)
+		}
+		for _, frames := range []int{4, 25, 300} {
+			u := benchUtterance(cfg, frames, uint64(frames))
+			a, b := plain.Encode(u.Feats, u.Frames), frozen.Encode(u.Feats, u.Frames)
+			for _, c := range []struct {
+				name string
+				x, y []float32
+			}{{"H", a.H, b.H}, {"CTC", a.CTCLogProbs, b.CTCLogProbs}, {"keys", a.Vhb, b.Vhb}} {
+				if i := sameBits(c.x, c.y); i >= 0 {
+					t.Fatalf("f16 %v, %d frames: encoder %s differs at %d", f16, frames, c.name, i)
+				}
+			}
+			sa, sb := plain.StartDecoder(a), frozen.StartDecoder(b)
+			la, lb := make([]float32, cfg.V()), make([]float32, cfg.V())
+			for i, tok := range append([]int{EOS}, u.IDs...) {
+				plain.Step(a, sa, tok, la)
+				frozen.Step(b, sb, tok, lb)
+				if j := sameBits(la, lb); j >= 0 || sameBits(sa.Att, sb.Att) >= 0 || sameBits(sa.S, sb.S) >= 0 {
+					t.Fatalf("f16 %v, %d frames: step %d differs (log-probability %d)", f16, frames, i, j)
+				}
+			}
+			fa, fb := plain.ForceAlign(a, u.IDs), frozen.ForceAlign(b, u.IDs)
+			for i := range fa {
+				if sameBits(fa[i], fb[i]) >= 0 {
+					t.Fatalf("f16 %v, %d frames: ForceAlign row %d differs", f16, frames, i)
+				}
+			}
+			ba, bb := plain.NewBatchStepper(a), frozen.NewBatchStepper(b)
+			sts := func() []*DecState {
+				return []*DecState{plain.StartDecoder(a), plain.StartDecoder(a), plain.StartDecoder(a)}
+			}
+			xa, xb := sts(), sts()
+			prev := []int{EOS, 3, 7}
+			pa, pb := make([]float32, 3*cfg.V()), make([]float32, 3*cfg.V())
+			for range 3 {
+				ba.Step(xa, prev, pa)
+				bb.Step(xb, prev, pb)
+				if sameBits(pa, pb) >= 0 {
+					t.Fatalf("f16 %v, %d frames: batched step differs", f16, frames)
+				}
+			}
+		}
+	}
+}
+
+// TestFrozenStepperShares: the batch steppers of a frozen network share
+// one set of packed weights; those of a network in training get their own.
+func TestFrozenStepperShares(t *testing.T) {
+	cfg := DefaultConfig()
+	p := InitParams[float32](cfg, 4)
+	u := benchUtterance(cfg, 30, 1)
+	plain, frozen := NewNet(p), NewNet(p)
+	frozen.Freeze()
+	ea, eb := plain.Encode(u.Feats, u.Frames), frozen.Encode(u.Feats, u.Frames)
+	if plain.NewBatchStepper(ea).w == plain.NewBatchStepper(ea).w {
+		t.Error("an unfrozen network's steppers share packed weights")
+	}
+	if frozen.NewBatchStepper(eb).w != frozen.NewBatchStepper(eb).w {
+		t.Error("a frozen network's steppers packed their weights twice")
+	}
+}
+
+// TestLoadedHalves: a network read from a float16 model file reads its
+// one-row products' weights as the file's own binary16 bits, and encodes
+// and steps exactly as the same weights in a network that is not frozen;
+// one read from a float32 file has no binary16 copies.
+func TestLoadedHalves(t *testing.T) {
+	for _, dtype := range []modelfile.DType{modelfile.F16, modelfile.F32} {
+		path := filepath.Join(t.TempDir(), "m.heed")
+		if err := testBundle(t).Save(path, dtype); err != nil {
+			t.Fatal(err)
+		}
+		b, err := LoadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		net := b.Net
+		if got := net.encWeights().whh[1][1] != nil && net.decWeights().outW != nil; got != (dtype == modelfile.F16) {
+			t.Fatalf("%v file: binary16 copies %v", dtype, got)
+		}
+		plain := NewNet(net.P)
+		u := benchUtterance(net.Cfg, 50, 9)
+		a, e := plain.Encode(u.Feats, u.Frames), net.Encode(u.Feats, u.Frames)
+		if sameBits(a.H, e.H) >= 0 || sameBits(a.CTCLogProbs, e.CTCLogProbs) >= 0 {
+			t.Fatalf("%v file: the encodings differ", dtype)
+		}
+		la, le := make([]float32, net.Cfg.V()), make([]float32, net.Cfg.V())
+		sa, se := plain.StartDecoder(a), net.StartDecoder(e)
+		for _, tok := range append([]int{EOS}, u.IDs...) {
+			plain.Step(a, sa, tok, la)
+			net.Step(e, se, tok, le)
+			if sameBits(la, le) >= 0 {
+				t.Fatalf("%v file: a step differs", dtype)
+			}
+		}
+	}
+}

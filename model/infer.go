@@ -1,0 +1,94 @@
+package model
+
+import "github.com/heed-asr/heed/internal/kern"
+
+// A frozen network (Freeze) keeps the weights of its one-row products (the
+// encoder's recurrence and the decoder's step, matrix-vector products whose
+// time is the time to read the matrix) as binary16 as well, half the bytes
+// to read, when they are binary16 values (a model read from a float16
+// file, whose stored bits are then used as they are). They are made once,
+// on first use. Every product computes what it computed on the float32
+// weights, to the last bit (see kern.Half).
+
+// encWeights are the encoder's recurrent weights W_hh as binary16, per
+// layer and direction; an entry is nil when its matrix is not binary16.
+type encWeights struct {
+	whh [][2]*kern.Half
+}
+
+// decWeights are the decoder step's weights as binary16, each nil when not
+// binary16: the GRU's W_ih and W_hh, the attention's W, the output layer's
+// W_o and W_out.
+type decWeights struct {
+	wih, whh, attW, outWo, outW *kern.Half
+}
+
+// encWeights returns the encoder's binary16 weights, nil when the network
+// is not frozen.
+func (m *Net[F]) encWeights() *encWeights {
+	if !m.frozen {
+		return nil
+	}
+	m.encOnce.Do(func() {
+		w := &encWeights{whh: make([][2]*kern.Half, len(m.P.Enc))}
+		for l := range m.P.Enc {
+			for d := range 2 {
+				g := &m.P.Enc[l][d]
+				w.whh[l][d] = m.half(g.WHh, 3*g.H, g.H)
+			}
+		}
+		m.encW = w
+	})
+	return m.encW
+}
+
+// decWeights returns the decoder step's binary16 weights, nil when the
+// network is not frozen.
+func (m *Net[F]) decWeights() *decWeights {
+	if !m.frozen {
+		return nil
+	}
+	m.decOnce.Do(func() {
+		cfg, p := &m.Cfg, m.P
+		E, D, H2, A, V := cfg.EmbedDim, cfg.DecHidden, cfg.EncDim(), cfg.AttDim, cfg.V()
+		m.decW = &decWeights{
+			wih:   m.half(p.DecGRU.WIh, 3*D, E+H2),
+			whh:   m.half(p.DecGRU.WHh, 3*D, D),
+			attW:  m.half(p.AttW, A, D),
+			outWo: m.half(p.OutWo, D, D+H2),
+			outW:  m.half(p.OutW, V, D),
+		}
+	})
+	return m.decW
+}
+
+// half returns the weight w (n×k), one of m.P's matrices, held as
+// binary16: with the bits its model file stored when there are any (see
+// float16), else converted when all its values are binary16; nil when F
+// is not float32 or w is not all binary16 values.
+func (m *Net[F]) half(w []F, n, k int) *kern.Half {
+	w32, ok := any(w).([]float32)
+	if !ok {
+		return nil
+	}
+	if m.float16 != nil {
+		if h := m.float16(w32); h != nil {
+			return kern.NewHalfBits(w32, h, n, k)
+		}
+	}
+	return kern.NewHalf(w32, n, k)
+}
+
+// matVec sets y (out) = w·x + b for x (in), w (out, in) and b (out) or nil,
+// as linearForward with one row does; h, when not nil, is w as binary16,
+// read instead of w for the same result.
+func matVec[F kern.Float](y, x, w, b []F, h *kern.Half, in, out int) {
+	if h == nil {
+		linearForward(y, x, w, b, 1, in, out)
+		return
+	}
+	h.MulVec(any(y).([]float32), any(x).([]float32), false)
+	if b != nil {
+		addRows(y, b, 1, out)
+	}
+}
