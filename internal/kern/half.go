@@ -96,16 +96,3 @@ func halfOf(f float32) (uint16, bool) {
 	return sign | uint16(m>>s), true
 }
 
-// halfValue returns the float32 value of the binary16 bits h.
-func halfValue(h uint16) float32 {
-	sign := uint32(h&0x8000) << 16
-	exp := uint32(h>>10) & 0x1f
-	man := uint32(h & 0x3ff)
-	switch exp {
-	case 0x1f:
-		return math.Float32frombits(sign | 0x7f800000 | man<<13)
-	case 0:
-		return float32(math.Copysign(float64(man)*0x1p-24, float64(math.Float32frombits(sign|1))))
-	}
-	return math.Float32frombits(sign | (exp+127-15)<<23 | man<<13)
-}

@@ -2,6 +2,7 @@ package kern
 
 import (
 	"fmt"
+	"github.com/heed-asr/heed/model/modelfile"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -13,7 +14,7 @@ import (
 func TestHalfOf(t *testing.T) {
 	for i := range 1 << 16 {
 		h := uint16(i)
-		v := halfValue(h)
+		v := modelfile.F16ToF32(h)
 		b, ok := halfOf(v)
 		if isNaN := h&0x7c00 == 0x7c00 && h&0x3ff != 0; isNaN {
 			if ok {
@@ -38,7 +39,7 @@ func halfMatrix(r *rand.Rand, n, k int) []float32 {
 	w := make([]float32, n*k)
 	for i := range w {
 		for {
-			v := halfValue(uint16(r.IntN(1 << 16)))
+			v := modelfile.F16ToF32(uint16(r.IntN(1 << 16)))
 			if !math.IsNaN(float64(v)) && !math.IsInf(float64(v), 0) && math.Abs(float64(v)) < 4 {
 				w[i] = v
 				break
