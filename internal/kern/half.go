@@ -95,4 +95,3 @@ func halfOf(f float32) (uint16, bool) {
 	}
 	return sign | uint16(m>>s), true
 }
-
