@@ -42,10 +42,23 @@ const (
 //     the path gave the space 150 ms or more: that space is kept (the
 //     pause is there, but the noise breaks it into short quiet runs, and
 //     the longest of them may lie anywhere in it);
-//   - the first aligned word starts at its first loud frame from 60 ms
-//     before its start up to its middle (the path may give it the silence
-//     before it: nothing else can take it), and the last one ends after its
-//     last loud frame from 60 ms after its end back to its middle.
+//   - the first aligned word starts where its speech starts and the last
+//     one ends where its speech ends (the path may give such a word the
+//     silence next to it, or leave out its weak onset or long decay:
+//     nothing else can take them), up to 300 ms out from where the path
+//     put the edge and in as far as the word's middle. Speech is a stretch
+//     of live 5 ms frames, louder than the noise in the pauses ever is
+//     (speechFrames), joined across dips of up to 20 ms and holding 30 ms
+//     of live frames in a row (shorter sounds are clicks); the edge moves
+//     to the edge of the stretch the path's edge lies in, else of the
+//     first stretch after the start (the last before the end) within the
+//     word (speechStart, speechEnd). In noisy audio (level contrast 25 dB
+//     or less) the edges only move out: a weak onset or decay lies under
+//     the noise there, and the energy cannot show where it ends. Where the
+//     noise cannot be measured (noiseFrames), the first word starts at its
+//     first two loud frames from 60 ms before its start up to its middle,
+//     and the last one ends after its last two from 60 ms after its end
+//     back to its middle.
 //
 // A frame is quiet when its level is more than 40 dB under the loud frames
 // (99th percentile) or less than a margin over the noise floor (10th
@@ -63,7 +76,8 @@ func Refine(words []Word, samples []float32, rate int) {
 	if fl < 1 || len(samples) < 2*fl {
 		return
 	}
-	quiet, contrast := quietFrames(samples, fl, words)
+	lv := frameLevels(samples, fl)
+	quiet, contrast := quietFrames(lv, words)
 	noisy := contrast <= noisyContrast
 	n := len(quiet)
 	toF := func(t float64) int { return min(n, max(0, int(math.Round(t/refineFrameSec)))) }
@@ -87,21 +101,34 @@ func Refine(words []Word, samples []float32, rate int) {
 	if len(idx) == 0 {
 		return
 	}
-	if w := &words[idx[0]]; true {
-		lo, hi := toF(w.Start-edgeReach), toF(head(w))
-		for f := lo; f+1 < hi; f++ {
-			if !quiet[f] && !quiet[f+1] {
-				w.Start = toT(f)
-				break
+	if live := speechFrames(lv, quiet, words); live != nil {
+		st := speechStretches(live)
+		// In noise a word's weak start or end lies under the noise, where
+		// the energy cannot show it: the edges only move out there.
+		first, last := &words[idx[0]], &words[idx[len(idx)-1]]
+		s0, e0 := first.Start, last.End
+		speechStart(first, st, toF, toT, head)
+		speechEnd(last, st, toF, toT, tail)
+		if noisy {
+			first.Start, last.End = math.Min(first.Start, s0), math.Max(last.End, e0)
+		}
+	} else {
+		if w := &words[idx[0]]; true {
+			lo, hi := toF(w.Start-edgeReach), toF(head(w))
+			for f := lo; f+1 < hi; f++ {
+				if !quiet[f] && !quiet[f+1] {
+					w.Start = toT(f)
+					break
+				}
 			}
 		}
-	}
-	if w := &words[idx[len(idx)-1]]; true {
-		lo, hi := toF(tail(w)), toF(w.End+edgeReach)
-		for f := hi - 1; f > lo; f-- {
-			if !quiet[f] && !quiet[f-1] {
-				w.End = toT(f + 1)
-				break
+		if w := &words[idx[len(idx)-1]]; true {
+			lo, hi := toF(tail(w)), toF(w.End+edgeReach)
+			for f := hi - 1; f > lo; f-- {
+				if !quiet[f] && !quiet[f-1] {
+					w.End = toT(f + 1)
+					break
+				}
 			}
 		}
 	}
@@ -175,7 +202,7 @@ func longestQuiet(quiet []bool, lo, hi, sp0, sp1 int) (at, n int) {
 	return at, n
 }
 
-// quietFrames marks each whole frame of fl samples that is quiet: more than
+// quietFrames marks each frame (levels lv, dBFS) that is quiet: more than
 // quietUnderLoud dB under the loud frames (99th-percentile level) or less
 // than floorMargin dB over the noise floor (10th-percentile level), where
 // floorMargin (see floorMargin) shrinks as the level contrast (loud minus
@@ -185,8 +212,7 @@ func longestQuiet(quiet []bool, lo, hi, sp0, sp1 int) (at, n int) {
 // that of the pauses the words' times leave (see pauseFloor), if they hold
 // any sound: otherwise noise 40 dB under the voice, next to the digital
 // silence, would be taken for speech. contrast is the level contrast (dB).
-func quietFrames(x []float32, fl int, words []Word) (quiet []bool, contrast float64) {
-	lv := frameLevels(x, fl)
+func quietFrames(lv []float64, words []Word) (quiet []bool, contrast float64) {
 	sorted := append([]float64(nil), lv...)
 	sort.Float64s(sorted)
 	loud, floor := percentile(sorted, 0.99), percentile(sorted, 0.10)
@@ -216,25 +242,11 @@ const pauseGuard = 0.03
 // pauseGuard and are not digital silence, and whether there are at least
 // minFloorFrames of them.
 func pauseFloor(lv []float64, words []Word) (float64, bool) {
-	inWord := make([]bool, len(lv))
-	for _, w := range words {
-		lo := max(0, int((w.Start-pauseGuard)/refineFrameSec))
-		hi := min(len(lv), int(math.Ceil((w.End+pauseGuard)/refineFrameSec)))
-		for f := lo; f < hi; f++ {
-			inWord[f] = true
-		}
-	}
-	var pause []float64
-	for f, v := range lv {
-		if !inWord[f] && v >= digitalSilence {
-			pause = append(pause, v)
-		}
-	}
-	if len(pause) < minFloorFrames {
+	fs := framesOutside(lv, words, pauseGuard)
+	if len(fs) < minFloorFrames {
 		return 0, false
 	}
-	sort.Float64s(pause)
-	return percentile(pause, 0.10), true
+	return percentile(levelsAt(lv, fs), 0.10), true
 }
 
 // minPauseContrast is how far (dB) under the loud frames pauseFloor's
@@ -264,4 +276,211 @@ const minFloorFrames = 10
 func floorMargin(contrast float64) float64 {
 	t := math.Min(math.Max((contrast-noisyContrast)/(cleanContrast-noisyContrast), 0), 1)
 	return marginNoisy + t*(marginClean-marginNoisy)
+}
+
+// Refine's speech edges (see speechFrames and speechStretches).
+const (
+	edgeOutReach = 0.3  // how far (seconds) out the first start and the last end may move
+	coreSec      = 0.03 // the shortest run of live frames that is speech, not a click
+	gapSec       = 0.02 // the longest dip a stretch of speech is joined across
+	// liveSpread places the live threshold at the noise's 99th percentile:
+	// that many times the distance from its 10th to its 30th percentile
+	// over its 10th, as in a normal distribution ((2.326 + 1.282) / (1.282
+	// - 0.524)). The lower percentiles are measured because the upper part
+	// of the frames taken for noise may be speech. The noise frames are
+	// mostly the quiet ones (noiseFrames), which leave out the noise's
+	// loudest part; in steady noise the threshold then lies nearer the
+	// noise's 90th percentile, which keeps more of the speech that barely
+	// rises over it (on the glued recordings at 10 dB SNR of
+	// bench/longreal.py that did better than the pauses' frames, whose
+	// threshold lies at the 99th).
+	liveSpread = 4.77
+	// maxNoiseSpread is the most (dB) the 30th percentile of the noise
+	// frames' levels may lie over their 10th: a wider spread (a standard
+	// deviation of 4 dB in a normal distribution) is not a noise floor but
+	// quiet speech (synthetic speech, where everything that is not digital
+	// silence is voice), and the edges are then found as before.
+	maxNoiseSpread = 3
+)
+
+// speechFrames marks the frames (levels lv, dBFS) that are live: whose
+// level averaged with their neighbours' (smoothLevels) is louder than the
+// noise ever is (over its 99th percentile, see liveSpread) and lies within
+// quietUnderLoud dB of the loud frames (99th percentile). It returns nil
+// when the noise cannot be measured (see noiseFrames) or its levels are
+// spread too wide to be noise (maxNoiseSpread).
+func speechFrames(lv []float64, quiet []bool, words []Word) []bool {
+	noise := noiseFrames(lv, quiet, words)
+	if noise == nil {
+		return nil
+	}
+	sm := smoothLevels(lv)
+	ns := levelsAt(sm, noise)
+	q10, q30 := percentile(ns, 0.1), percentile(ns, 0.3)
+	if q30-q10 > maxNoiseSpread {
+		return nil
+	}
+	sorted := append([]float64(nil), lv...)
+	sort.Float64s(sorted)
+	thr := math.Max(q10+liveSpread*(q30-q10), percentile(sorted, 0.99)-quietUnderLoud)
+	live := make([]bool, len(sm))
+	for i, v := range sm {
+		live[i] = v > thr
+	}
+	return live
+}
+
+// noiseFrames returns the frames (levels lv, quiet as quietFrames marks
+// them) in which to measure the noise: the quiet ones that are not digital
+// silence, or where there are fewer than minFloorFrames of those (the quiet
+// threshold, 40 dB under the loud frames, lies under the noise) the ones
+// outside every word's span by more than pauseGuard (framesOutside); nil
+// when there are fewer than minFloorFrames of these too. Audio with digital
+// silence in it (edited, gated, glued or synthetic) must also show that it
+// holds noise: sound in the pauses between the words 35 dB or more under
+// the loud frames (pauseFloor, minPauseContrast), or sound farther than
+// edgeOutReach from every word, where no word's edge can be; otherwise
+// (synthetic speech, where every sound is voice) it returns nil.
+func noiseFrames(lv []float64, quiet []bool, words []Word) []int {
+	var fs []int
+	digital := false
+	for f, v := range lv {
+		if v < digitalSilence {
+			digital = true
+		} else if quiet[f] {
+			fs = append(fs, f)
+		}
+	}
+	if len(fs) < minFloorFrames {
+		fs = framesOutside(lv, words, pauseGuard)
+	}
+	if len(fs) < minFloorFrames {
+		return nil
+	}
+	if !digital {
+		return fs
+	}
+	sorted := append([]float64(nil), lv...)
+	sort.Float64s(sorted)
+	if f, ok := pauseFloor(lv, words); ok && percentile(sorted, 0.99)-f >= minPauseContrast {
+		return fs
+	}
+	if len(framesOutside(lv, words, edgeOutReach)) >= minFloorFrames {
+		return fs
+	}
+	return nil
+}
+
+// framesOutside returns the frames (levels lv) that lie outside every
+// word's span by more than guard seconds and are not digital silence.
+func framesOutside(lv []float64, words []Word, guard float64) []int {
+	inWord := make([]bool, len(lv))
+	for _, w := range words {
+		lo := max(0, int((w.Start-guard)/refineFrameSec))
+		hi := min(len(lv), int(math.Ceil((w.End+guard)/refineFrameSec)))
+		for f := lo; f < hi; f++ {
+			inWord[f] = true
+		}
+	}
+	var fs []int
+	for f, v := range lv {
+		if !inWord[f] && v >= digitalSilence {
+			fs = append(fs, f)
+		}
+	}
+	return fs
+}
+
+// levelsAt returns the levels lv of frames fs, sorted.
+func levelsAt(lv []float64, fs []int) []float64 {
+	out := make([]float64, len(fs))
+	for k, f := range fs {
+		out[k] = lv[f]
+	}
+	sort.Float64s(out)
+	return out
+}
+
+// smoothLevels returns the levels lv (dB) averaged as power over each frame
+// and its two neighbours.
+func smoothLevels(lv []float64) []float64 {
+	out := make([]float64, len(lv))
+	for i := range lv {
+		p, n := 0.0, 0
+		for j := max(0, i-1); j <= min(len(lv)-1, i+1); j++ {
+			p += math.Pow(10, lv[j]/10)
+			n++
+		}
+		out[i] = 10 * math.Log10(p/float64(n))
+	}
+	return out
+}
+
+// stretch is a run of frames [a, b).
+type stretch struct{ a, b int }
+
+// speechStretches returns the stretches of speech in live: runs of live
+// frames joined across dips of at most gapSec that hold coreSec or more of
+// live frames in a row.
+func speechStretches(live []bool) []stretch {
+	gap := int(math.Round(gapSec / refineFrameSec))
+	core := int(math.Round(coreSec / refineFrameSec))
+	var out []stretch
+	for f := 0; f < len(live); {
+		if !live[f] {
+			f++
+			continue
+		}
+		a, b, run, speech := f, f, 0, false
+		for g := f; g < len(live) && g-b <= gap; g++ {
+			if live[g] {
+				b = g + 1
+				run++
+				speech = speech || run >= core
+			} else {
+				run = 0
+			}
+		}
+		if speech {
+			out = append(out, stretch{a, b})
+		}
+		f = b
+	}
+	return out
+}
+
+// speechStart moves w's start to where its speech starts: the start of the
+// stretch of speech (st) its start lies in, else of the first one that
+// starts after it and before head(w); at most edgeOutReach before where the
+// path put it. toF and toT convert between seconds and frames.
+func speechStart(w *Word, st []stretch, toF func(float64) int, toT func(int) float64, head func(*Word) float64) {
+	s0, lo, hi := toF(w.Start), toF(w.Start-edgeOutReach), toF(head(w))
+	for _, s := range st {
+		if s.a <= s0 && s0 < s.b {
+			w.Start = toT(max(s.a, lo))
+			return
+		}
+		if s.a > s0 && s.a < hi {
+			w.Start = toT(s.a)
+			return
+		}
+	}
+}
+
+// speechEnd moves w's end to where its speech ends: the end of the stretch
+// of speech (st) its end lies in, else of the last one that ends before it
+// and after tail(w); at most edgeOutReach after where the path put it.
+func speechEnd(w *Word, st []stretch, toF func(float64) int, toT func(int) float64, tail func(*Word) float64) {
+	e0, lo, hi := toF(w.End)-1, toF(tail(w)), toF(w.End+edgeOutReach)
+	for k := len(st) - 1; k >= 0; k-- {
+		s := st[k]
+		if s.a <= e0 && e0 < s.b {
+			w.End = toT(min(s.b, hi))
+			return
+		}
+		if s.b-1 < e0 && s.b > lo {
+			w.End = toT(s.b)
+			return
+		}
+	}
 }
