@@ -45,9 +45,7 @@
 package beam
 
 import (
-	"cmp"
 	"math"
-	"slices"
 	"sort"
 )
 
@@ -157,6 +155,7 @@ type candidate struct {
 	// pending: the CTC prefix score is not computed yet; ctc holds the
 	// parent's, an upper bound, and score the bound it gives.
 	pending bool
+	taken   bool // among the Beam best of its step
 }
 
 // Search runs beam search from the decoder state start and returns up to
@@ -255,6 +254,7 @@ func Search(start Decoder, ctcLogProbs []float32, T, V int, lm LM, opt Options) 
 		top    = make([]int, 0, K+1) // candidate token ids of one hypothesis
 		cands  []candidate
 		lazy   ctcLazy
+		best   bestFirst // the candidates, best first
 	)
 
 	for n := 0; len(live) > 0; n++ {
@@ -345,15 +345,14 @@ func Search(start Decoder, ctcLogProbs []float32, T, V int, lm LM, opt Options) 
 			}, putState)
 		}
 
-		// Keep the Beam best candidates; the stable sort breaks ties by
-		// hypothesis order, then token order.
-		slices.SortStableFunc(cands, func(a, b candidate) int { return cmp.Compare(b.score, a.score) })
+		// Keep the Beam best candidates, best first; ties go by hypothesis
+		// order, then token order (the candidates' order), as a stable sort
+		// would order them.
+		best.init(len(cands), func(i int) float64 { return cands[i].score })
 		var next []*hyp
-		for i, c := range cands {
-			if i >= opt.Beam {
-				putState(c.ctcSt)
-				continue
-			}
+		for range min(opt.Beam, len(cands)) {
+			c := &cands[best.pop()]
+			c.taken = true
 			p := live[c.parent]
 			h := &hyp{att: c.att, ctc: c.ctc, lm: c.lm, score: c.score, lmSt: c.lmSt}
 			h.tokens = p.tokens
@@ -364,6 +363,11 @@ func Search(start Decoder, ctcLogProbs []float32, T, V int, lm LM, opt Options) 
 				continue
 			}
 			finished = append(finished, h)
+		}
+		for i := range cands {
+			if !cands[i].taken {
+				putState(cands[i].ctcSt)
+			}
 		}
 		for _, h := range live {
 			putState(h.ctcSt)
@@ -461,7 +465,7 @@ var lazyCTC = true
 // of extending every candidate; typically a few times beam extensions are
 // made instead of beam·PreBeam. The slices are reused between steps.
 type ctcLazy struct {
-	order []int     // candidate indices by bound, best first
+	order bestFirst // candidate indices by bound, best first
 	best  []float64 // the best exact scores so far, descending, at most beam
 	keep  []bool    // candidates that may be among the beam best
 }
@@ -471,15 +475,12 @@ type ctcLazy struct {
 // without those whose exact score is −Inf, in their original order. The
 // states of the latter are handed to release.
 func (z *ctcLazy) resolve(cands []candidate, beam int, lambda float64, extend func(*candidate), release func(*CTCState)) []candidate {
-	z.order = z.order[:0]
-	for i := range cands {
-		z.order = append(z.order, i)
-	}
-	slices.SortStableFunc(z.order, func(a, b int) int { return cmp.Compare(cands[b].score, cands[a].score) })
+	z.order.init(len(cands), func(i int) float64 { return cands[i].score })
 	z.best = z.best[:0]
 	z.keep = append(z.keep[:0], make([]bool, len(cands))...)
 	keep := z.keep
-	for _, i := range z.order {
+	for z.order.len() > 0 {
+		i := z.order.pop()
 		c := &cands[i]
 		if lazyCTC && len(z.best) == beam && c.score+ctcSlack < z.best[beam-1] {
 			break // neither this bound nor any after it can reach the beam
@@ -516,6 +517,64 @@ func (z *ctcLazy) resolve(cands []candidate, beam int, lambda float64, extend fu
 		}
 	}
 	return out
+}
+
+// bestFirst hands out indices 0..n-1 by descending score, ties by index:
+// the order of a stable sort by descending score, made lazily with a
+// binary heap, so that taking the first k costs O(n + k log n) instead of
+// sorting all n. Scores must not be NaN.
+type bestFirst struct {
+	idx   []int
+	score []float64
+}
+
+// init holds indices 0..n-1 with the scores score(i).
+func (b *bestFirst) init(n int, score func(int) float64) {
+	b.idx, b.score = b.idx[:0], b.score[:0]
+	for i := range n {
+		b.idx = append(b.idx, i)
+		b.score = append(b.score, score(i))
+	}
+	for i := n/2 - 1; i >= 0; i-- {
+		b.down(i)
+	}
+}
+
+func (b *bestFirst) len() int { return len(b.idx) }
+
+// before reports whether index i comes before index j.
+func (b *bestFirst) before(i, j int) bool {
+	si, sj := b.score[i], b.score[j]
+	return si > sj || (si == sj && i < j)
+}
+
+// pop removes and returns the next index; there must be one.
+func (b *bestFirst) pop() int {
+	top := b.idx[0]
+	last := len(b.idx) - 1
+	b.idx[0] = b.idx[last]
+	b.idx = b.idx[:last]
+	b.down(0)
+	return top
+}
+
+// down moves the entry at heap position p down to its place.
+func (b *bestFirst) down(p int) {
+	n := len(b.idx)
+	for {
+		c := 2*p + 1
+		if c >= n {
+			return
+		}
+		if c+1 < n && b.before(b.idx[c+1], b.idx[c]) {
+			c++
+		}
+		if !b.before(b.idx[c], b.idx[p]) {
+			return
+		}
+		b.idx[p], b.idx[c] = b.idx[c], b.idx[p]
+		p = c
+	}
 }
 
 // topK appends to dst the indices of the k largest values of s, largest

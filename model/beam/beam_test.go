@@ -1,10 +1,12 @@
 package beam
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -756,4 +758,35 @@ type hypCountDec struct {
 func (d hypCountDec) Step(prev int, logp []float32) Decoder {
 	*d.n++
 	return hypCountDec{d.histDec.Step(prev, logp).(histDec), d.n}
+}
+
+// TestBestFirst: bestFirst hands out indices in the order of a stable sort
+// by descending score, ties (many here) by index.
+func TestBestFirst(t *testing.T) {
+	r := rand.New(rand.NewSource(12))
+	var b bestFirst
+	for trial := range 200 {
+		n := r.Intn(60)
+		scores := make([]float64, n)
+		for i := range scores {
+			scores[i] = float64(r.Intn(1 + trial%10)) // ties
+			if trial%3 == 0 {
+				scores[i] = r.NormFloat64()
+			}
+		}
+		want := make([]int, n)
+		for i := range want {
+			want[i] = i
+		}
+		slices.SortStableFunc(want, func(i, j int) int { return cmp.Compare(scores[j], scores[i]) })
+		b.init(n, func(i int) float64 { return scores[i] })
+		for k, w := range want {
+			if got := b.pop(); got != w {
+				t.Fatalf("trial %d: position %d is index %d, want %d", trial, k, got, w)
+			}
+		}
+		if b.len() != 0 {
+			t.Fatalf("trial %d: %d left", trial, b.len())
+		}
+	}
 }
