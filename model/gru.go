@@ -18,40 +18,25 @@ import (
 
 // gruCellForward computes h (H) from gx (3H), gh (3H) and hprev (H), saving
 // the gate activations rzn (3H) = [r; z; n] and ghn (H) = W_hn h + b_hn for
-// the backward pass. pre (3H) is scratch.
+// the backward pass. pre (3H) is scratch. The element-wise work is
+// kern.GRUCellForward (vector kernels for float32).
 func gruCellForward[F kern.Float](h, rzn, ghn, pre, gx, gh, hprev []F, H int) {
-	for k := 0; k < 2*H; k++ {
-		pre[k] = gx[k] + gh[k]
-	}
-	kern.Sigmoid(rzn[:2*H], pre[:2*H])
-	r := rzn[:H]
-	for k := 0; k < H; k++ {
-		ghn[k] = gh[2*H+k]
-		pre[2*H+k] = gx[2*H+k] + r[k]*ghn[k]
-	}
-	kern.Tanh(rzn[2*H:3*H], pre[2*H:3*H])
-	z, n := rzn[H:2*H], rzn[2*H:3*H]
-	for k := 0; k < H; k++ {
-		h[k] = (1-z[k])*n[k] + z[k]*hprev[k]
-	}
+	kern.GRUCellForward(h, rzn, ghn, pre, gx, gh, hprev, H)
 }
 
 // gruCellBackward takes dh (H), the gradient at the cell output, and writes
 // the gradients at the cell's affine inputs dgx (3H) and dgh (3H). It adds
-// the direct path z ⊙ dh into dhprev (H); the caller adds W_hhᵀ·dgh.
+// the direct path z ⊙ dh into dhprev (H); the caller adds W_hhᵀ·dgh. With
+// d = dh:
+//
+//	dn = d ⊙ (1-z), dz = d ⊙ (hprev-n), dhprev += d ⊙ z
+//	dgx_n = dn ⊙ (1-n²),      dgh_n = dgx_n ⊙ r
+//	dgx_r = dgh_r = dgx_n ⊙ gh_n ⊙ r ⊙ (1-r)
+//	dgx_z = dgh_z = dz ⊙ z ⊙ (1-z)
+//
+// (kern.GRUCellBackward).
 func gruCellBackward[F kern.Float](dgx, dgh, dhprev, dh, rzn, ghn, hprev []F, H int) {
-	for k := 0; k < H; k++ {
-		r, z, n := rzn[k], rzn[H+k], rzn[2*H+k]
-		d := dh[k]
-		dn := d * (1 - z)
-		dz := d * (hprev[k] - n)
-		dhprev[k] += d * z
-		dan := dn * (1 - n*n)
-		dar := dan * ghn[k] * r * (1 - r)
-		daz := dz * z * (1 - z)
-		dgx[k], dgx[H+k], dgx[2*H+k] = dar, daz, dan
-		dgh[k], dgh[H+k], dgh[2*H+k] = dar, daz, dan*r
-	}
+	kern.GRUCellBackward(dgx, dgh, dhprev, dh, rzn, ghn, hprev, H)
 }
 
 // gruDirCache holds one direction of one encoder layer over a sequence.

@@ -24,29 +24,22 @@ func growZero[F any](s []F, n int) []F {
 
 // addTo sets dst[i] += x[i].
 func addTo[F kern.Float](dst, x []F) {
-	x = x[:len(dst)]
-	for i, v := range x {
-		dst[i] += v
-	}
+	kern.Add(dst, dst, x)
 }
 
 // addRows adds vector b (n) to each of the m rows of y (m, n).
 func addRows[F kern.Float](y, b []F, m, n int) {
 	for i := 0; i < m; i++ {
 		row := y[i*n : i*n+n]
-		for j, v := range b[:n] {
-			row[j] += v
-		}
+		kern.Add(row, row, b[:n])
 	}
 }
 
 // sumRows adds the column sums of dy (m, n) to db (n).
 func sumRows[F kern.Float](db, dy []F, m, n int) {
+	db = db[:n]
 	for i := 0; i < m; i++ {
-		row := dy[i*n : i*n+n]
-		for j, v := range row {
-			db[j] += v
-		}
+		kern.Add(db, db, dy[i*n:i*n+n])
 	}
 }
 

@@ -68,15 +68,7 @@ func (a *Adam[F]) apply(params, grads, ms, vs []F, lr float64) {
 	c2 := 1 - math.Pow(b2, float64(a.Step))
 	step := lr / c1
 	decay := 1 - lr*a.Cfg.WeightDecay
-	eps := a.Cfg.Eps
-	for i, g64 := range grads {
-		g := float64(g64)
-		m := b1*float64(ms[i]) + (1-b1)*g
-		v := b2*float64(vs[i]) + (1-b2)*g*g
-		ms[i], vs[i] = F(m), F(v)
-		p := float64(params[i]) * decay
-		params[i] = F(p - step*m/(math.Sqrt(v/c2)+eps))
-	}
+	kern.AdamUpdate(params, grads, ms, vs, kern.AdamCoef{B1: b1, B2: b2, C2: c2, Step: step, Decay: decay, Eps: a.Cfg.Eps})
 }
 
 // GradNorm returns the Euclidean norm of g, accumulated in float64.

@@ -41,6 +41,14 @@ type impl32 struct {
 	exp, sigmoid, tanh func(dst, x []float32)
 	// tanhFast is TanhFast's float32 kernel over len(x).
 	tanhFast func(dst, x []float32)
+	// add sets dst = a + b over len(dst); gruGate, gruOut, gruBack and adam
+	// are the element-wise kernels of cell.go (same results in every
+	// implementation).
+	add     func(dst, a, b []float32)
+	gruGate func(dst, gx, r, gh []float32)
+	gruOut  func(h, z, n, hprev []float32)
+	gruBack func(dgx, dgh, dhprev, dh, rzn, ghn, hprev []float32, H int)
+	adam    func(params, grads, ms, vs []float32, c *AdamCoef)
 }
 
 // implGo is the portable float32 implementation; it exists on every
@@ -59,6 +67,12 @@ var implGo = &impl32{
 	sigmoid:  sigmoidGo,
 	tanh:     tanhGo,
 	tanhFast: tanhFastGo,
+
+	add:     addGo,
+	gruGate: gruGateGo,
+	gruOut:  gruOutGo,
+	gruBack: gruBackGo,
+	adam:    adamGo,
 }
 
 // impls lists the implementations this CPU can run, slowest first; active

@@ -162,6 +162,12 @@ var implAVX2 = &impl32{
 	sigmoid:  sigmoidAVX2,
 	tanh:     tanhAVX2,
 	tanhFast: tanhFastAVX2,
+
+	add:     addAVX2,
+	gruGate: gruGateAVX2w,
+	gruOut:  gruOutAVX2w,
+	gruBack: gruBackAVX2w,
+	adam:    adamAVX2w,
 }
 
 // implAVX512 adds AVX-512F: the 6×32 ZMM micro-kernel for the packed GEMM;
@@ -183,6 +189,12 @@ var implAVX512 = &impl32{
 	sigmoid:  sigmoidAVX2,
 	tanh:     tanhAVX2,
 	tanhFast: tanhFastAVX2,
+
+	add:     addAVX2,
+	gruGate: gruGateAVX2w,
+	gruOut:  gruOutAVX2w,
+	gruBack: gruBackAVX2w,
+	adam:    adamAVX2w,
 }
 
 // init registers the assembly implementations the CPU (and OS) support and
@@ -243,4 +255,68 @@ func tanhFastAVX2(dst, x []float32) {
 	for i := n; i < len(x); i++ {
 		dst[i] = tanhFast32(x[i])
 	}
+}
+
+// Element-wise kernels in cell_amd64.s on the multiple-of-8 (Adam: 4)
+// prefix; the Go versions do the rest.
+
+//go:noescape
+func vaddAVX2(n int, a, b, dst *float32)
+
+//go:noescape
+func gruGateAVX2(n int, gx, r, gh, dst *float32)
+
+//go:noescape
+func gruOutAVX2(n int, z, nn, hprev, h *float32)
+
+//go:noescape
+func gruBackAVX2(n, hh int, dgx, dgh, dhprev, dh, rzn, ghn, hprev *float32)
+
+//go:noescape
+func adamAVX2(n int, p, gr, m, v *float32, c *AdamCoef)
+
+func addAVX2(dst, a, b []float32) {
+	a, b = a[:len(dst)], b[:len(dst)]
+	n := len(dst) &^ 7
+	if n > 0 {
+		vaddAVX2(n, &a[0], &b[0], &dst[0])
+	}
+	addGo(dst[n:], a[n:], b[n:])
+}
+
+func gruGateAVX2w(dst, gx, r, gh []float32) {
+	gx, r, gh = gx[:len(dst)], r[:len(dst)], gh[:len(dst)]
+	n := len(dst) &^ 7
+	if n > 0 {
+		gruGateAVX2(n, &gx[0], &r[0], &gh[0], &dst[0])
+	}
+	gruGateGo(dst[n:], gx[n:], r[n:], gh[n:])
+}
+
+func gruOutAVX2w(h, z, nn, hprev []float32) {
+	z, nn, hprev = z[:len(h)], nn[:len(h)], hprev[:len(h)]
+	n := len(h) &^ 7
+	if n > 0 {
+		gruOutAVX2(n, &z[0], &nn[0], &hprev[0], &h[0])
+	}
+	gruOutGo(h[n:], z[n:], nn[n:], hprev[n:])
+}
+
+func gruBackAVX2w(dgx, dgh, dhprev, dh, rzn, ghn, hprev []float32, H int) {
+	_, _ = dgx[3*H-1], dgh[3*H-1]
+	_, _, _, _, _ = dhprev[H-1], dh[H-1], rzn[3*H-1], ghn[H-1], hprev[H-1]
+	n := H &^ 7
+	if n > 0 {
+		gruBackAVX2(n, H, &dgx[0], &dgh[0], &dhprev[0], &dh[0], &rzn[0], &ghn[0], &hprev[0])
+	}
+	gruBackRef(dgx, dgh, dhprev, dh, rzn, ghn, hprev, n, H)
+}
+
+func adamAVX2w(params, grads, ms, vs []float32, c *AdamCoef) {
+	grads, ms, vs = grads[:len(params)], ms[:len(params)], vs[:len(params)]
+	n := len(params) &^ 3
+	if n > 0 {
+		adamAVX2(n, &params[0], &grads[0], &ms[0], &vs[0], c)
+	}
+	adamRef(params[n:], grads[n:], ms[n:], vs[n:], c)
 }

@@ -34,6 +34,10 @@ func Axpy[F Float](dst []F, alpha F, x []F) {
 func Add[F Float](dst, a, b []F) {
 	checkLen("Add a", len(a), len(dst))
 	checkLen("Add b", len(b), len(dst))
+	if d32, ok := any(dst).([]float32); ok {
+		active.add(d32, any(a).([]float32), any(b).([]float32))
+		return
+	}
 	a, b = a[:len(dst)], b[:len(dst)]
 	for i := range dst {
 		dst[i] = a[i] + b[i]
