@@ -82,7 +82,6 @@ type gruBatchCache[F kern.Float] struct {
 	RZN   []F // (rows, 3H) gate activations
 	Ghn   []F // (rows, H) W_hn h + b_hn
 	Hprev []F // (rows, H) state entering the step
-	Hs    []F // (rows, H) output
 
 	gh, pre  []F // (B, 3H), (3H) scratch
 	dGx, dGh []F // (rows, 3H) backward scratch
@@ -92,15 +91,15 @@ type gruBatchCache[F kern.Float] struct {
 
 // gruBatchForward runs one GRU direction over the sequences of x
 // (rows, In), each from a zero state; with reverse each sequence runs from
-// its last frame down to 0. q holds p.WHh packed.
-func gruBatchForward[F kern.Float](c *gruBatchCache[F], p *GRUParams[F], q *gruPacked[F], x []F, sb *seqBatch, reverse bool) {
+// its last frame down to 0. q holds p.WHh packed. The output of row r goes
+// to y[r*ldy : r*ldy+H], this direction's columns of the layer output.
+func gruBatchForward[F kern.Float](c *gruBatchCache[F], p *GRUParams[F], q *gruPacked[F], x, y []F, ldy int, sb *seqBatch, reverse bool) {
 	H, in, R, S, B := p.H, p.In, sb.rows(), sb.steps(), len(sb.Lens)
 	c.X = x[:R*in]
 	c.Gx = grow(c.Gx, R*3*H)
 	c.RZN = grow(c.RZN, R*3*H)
 	c.Ghn = grow(c.Ghn, R*H)
 	c.Hprev = grow(c.Hprev, R*H)
-	c.Hs = grow(c.Hs, R*H)
 	c.gh = grow(c.gh, B*3*H)
 	c.pre = grow(c.pre, 3*H)
 	linearForward(c.Gx, c.X, p.WIh, p.BIh, R, in, 3*H)
@@ -114,7 +113,9 @@ func gruBatchForward[F kern.Float](c *gruBatchCache[F], p *GRUParams[F], q *gruP
 		np := 0 // sequences that ran the step before; the others start at 0
 		if tp >= 0 && tp < S {
 			np = min(n, sb.Act[tp])
-			copy(hp[:np*H], c.Hs[sb.Off[tp]*H:(sb.Off[tp]+np)*H])
+			for b, r := 0, sb.Off[tp]; b < np; b, r = b+1, r+1 {
+				copy(hp[b*H:(b+1)*H], y[r*ldy:r*ldy+H])
+			}
 		}
 		clear(hp[np*H:])
 		gh := c.gh[:n*3*H]
@@ -122,16 +123,16 @@ func gruBatchForward[F kern.Float](c *gruBatchCache[F], p *GRUParams[F], q *gruP
 		addRows(gh, p.BHh, n, 3*H)
 		for b := 0; b < n; b++ {
 			r := o + b
-			gruCellForward(c.Hs[r*H:(r+1)*H], c.RZN[r*3*H:(r+1)*3*H], c.Ghn[r*H:(r+1)*H], c.pre,
+			gruCellForward(y[r*ldy:r*ldy+H], c.RZN[r*3*H:(r+1)*3*H], c.Ghn[r*H:(r+1)*H], c.pre,
 				c.Gx[r*3*H:(r+1)*3*H], gh[b*3*H:(b+1)*3*H], hp[b*H:(b+1)*H], H)
 		}
 	}
 }
 
-// gruBatchBackward back-propagates dHs (rows, H), the gradient at c.Hs,
-// through gruBatchForward, adding into the gradient views g and into
+// gruBatchBackward back-propagates dy, the gradient at the outputs y of
+// gruBatchForward (same layout), adding into the gradient views g and into
 // dx (rows, In) when dx is not nil.
-func gruBatchBackward[F kern.Float](c *gruBatchCache[F], p, g *GRUParams[F], q *gruPacked[F], dx, dHs []F, sb *seqBatch, reverse bool) {
+func gruBatchBackward[F kern.Float](c *gruBatchCache[F], p, g *GRUParams[F], q *gruPacked[F], dx, dy []F, ldy int, sb *seqBatch, reverse bool) {
 	H, in, R, S, B := p.H, p.In, sb.rows(), sb.steps(), len(sb.Lens)
 	c.dGx = grow(c.dGx, R*3*H)
 	c.dGh = grow(c.dGh, R*3*H)
@@ -146,7 +147,9 @@ func gruBatchBackward[F kern.Float](c *gruBatchCache[F], p, g *GRUParams[F], q *
 		// one (in running order) are zero: nothing wrote them yet.
 		n, o := sb.Act[t], sb.Off[t]
 		dh, carry := c.dh[:n*H], c.carry[:n*H]
-		copy(dh, dHs[o*H:(o+n)*H])
+		for b, r := 0, o; b < n; b, r = b+1, r+1 {
+			copy(dh[b*H:(b+1)*H], dy[r*ldy:r*ldy+H])
+		}
 		addTo(dh, carry)
 		clear(carry)
 		for b := 0; b < n; b++ {
@@ -165,32 +168,21 @@ func gruBatchBackward[F kern.Float](c *gruBatchCache[F], p, g *GRUParams[F], q *
 type biGRUBatch[F kern.Float] struct {
 	Dir [2]gruBatchCache[F]
 	Y   []F // (rows, 2H) [forward; backward] outputs
-	dHs [2][]F
 }
 
 func biGRUBatchForward[F kern.Float](c *biGRUBatch[F], p *[2]GRUParams[F], q *[2]gruPacked[F], x []F, sb *seqBatch) {
 	H, R := p[0].H, sb.rows()
-	gruBatchForward(&c.Dir[0], &p[0], &q[0], x, sb, false)
-	gruBatchForward(&c.Dir[1], &p[1], &q[1], x, sb, true)
 	c.Y = grow(c.Y, R*2*H)
-	for r := 0; r < R; r++ {
-		copy(c.Y[r*2*H:r*2*H+H], c.Dir[0].Hs[r*H:r*H+H])
-		copy(c.Y[r*2*H+H:r*2*H+2*H], c.Dir[1].Hs[r*H:r*H+H])
-	}
+	gruBatchForward(&c.Dir[0], &p[0], &q[0], x, c.Y, 2*H, sb, false)
+	gruBatchForward(&c.Dir[1], &p[1], &q[1], x, c.Y[H:], 2*H, sb, true)
 }
 
 // biGRUBatchBackward back-propagates dY (rows, 2H), adding into g and into
 // dx (rows, In) when dx is not nil.
 func biGRUBatchBackward[F kern.Float](c *biGRUBatch[F], p, g *[2]GRUParams[F], q *[2]gruPacked[F], dx, dY []F, sb *seqBatch) {
-	H, R := p[0].H, sb.rows()
-	for d := range 2 {
-		c.dHs[d] = grow(c.dHs[d], R*H)
-		for r := 0; r < R; r++ {
-			copy(c.dHs[d][r*H:r*H+H], dY[r*2*H+d*H:r*2*H+d*H+H])
-		}
-	}
-	gruBatchBackward(&c.Dir[0], &p[0], &g[0], &q[0], dx, c.dHs[0], sb, false)
-	gruBatchBackward(&c.Dir[1], &p[1], &g[1], &q[1], dx, c.dHs[1], sb, true)
+	H := p[0].H
+	gruBatchBackward(&c.Dir[0], &p[0], &g[0], &q[0], dx, dY, 2*H, sb, false)
+	gruBatchBackward(&c.Dir[1], &p[1], &g[1], &q[1], dx, dY[H:], 2*H, sb, true)
 }
 
 // encBatch holds the encoder over a batch of utterances, rows laid out by
@@ -204,7 +196,6 @@ type encBatch[F kern.Float] struct {
 	In      [][]F // (rows, 2H)
 	rec     [][2]gruPacked[F]
 	dropout bool
-	tmp     []F
 	dY, dIn []F
 }
 
@@ -224,10 +215,16 @@ func encoderBatchForward[F kern.Float](c *encBatch[F], p *Params[F], feats [][]F
 	sb := &c.sb
 	R := sb.rows()
 	c.X0 = grow(c.X0, R*in0)
+	M, K := cfg.NumMel, cfg.Stack
 	for b := range feats {
-		c.tmp = grow(c.tmp, lens[b]*in0)
-		stackForward(c.tmp, feats[b], frames[b], cfg.NumMel, cfg.Stack)
-		scatterSeq(sb, c.X0, c.tmp, b, in0)
+		// stackForward, row by row into the time-major layout.
+		for t := 0; t < lens[b]; t++ {
+			row := c.X0[(sb.Off[t]+b)*in0:]
+			for k := 0; k < K; k++ {
+				src := min(K*t+k, frames[b]-1)
+				copy(row[k*M:(k+1)*M], feats[b][src*M:(src+1)*M])
+			}
+		}
 	}
 	if len(c.Layers) < L {
 		c.Layers = make([]biGRUBatch[F], L)
@@ -249,13 +246,13 @@ func encoderBatchForward[F kern.Float](c *encBatch[F], p *Params[F], feats [][]F
 			c.Masks[l] = grow(c.Masks[l], R*H2)
 			c.In[l] = grow(c.In[l], R*H2)
 			for b := range feats {
-				c.tmp = grow(c.tmp, lens[b]*H2)
-				dropoutMask(c.tmp, cfg.Dropout, rngs[b])
-				scatterSeq(sb, c.Masks[l], c.tmp, b, H2)
+				// Drawn in the order of dropoutMask over the sequence.
+				for t := 0; t < lens[b]; t++ {
+					r := sb.Off[t] + b
+					dropoutMask(c.Masks[l][r*H2:(r+1)*H2], cfg.Dropout, rngs[b])
+				}
 			}
-			for i, m := range c.Masks[l] {
-				c.In[l][i] = x[i] * m
-			}
+			kern.Mul(c.In[l], x[:R*H2], c.Masks[l])
 			x = c.In[l]
 		}
 	}

@@ -12,9 +12,7 @@ import (
 // state, so a re-seeded rng reproduces it.
 func dropoutForward[F kern.Float](y, mask, x []F, p float64, rng *rand.Rand) {
 	dropoutMask(mask, p, rng)
-	for i, m := range mask {
-		y[i] = x[i] * m
-	}
+	kern.Mul(y[:len(mask)], x, mask)
 }
 
 // dropoutMask draws the mask of dropoutForward.
@@ -31,7 +29,5 @@ func dropoutMask[F kern.Float](mask []F, p float64, rng *rand.Rand) {
 
 // dropoutBackward sets dx[i] = dy[i]·mask[i]. dx and dy may alias.
 func dropoutBackward[F kern.Float](dx, dy, mask []F) {
-	for i, m := range mask {
-		dx[i] = dy[i] * m
-	}
+	kern.Mul(dx[:len(mask)], dy, mask)
 }

@@ -135,6 +135,13 @@ func addGo(dst, a, b []float32) {
 	}
 }
 
+func mulGo(dst, a, b []float32) {
+	a, b = a[:len(dst)], b[:len(dst)]
+	for i := range dst {
+		dst[i] = a[i] * b[i]
+	}
+}
+
 // gruGateGo sets dst = gx + r ⊙ gh.
 func gruGateGo(dst, gx, r, gh []float32) {
 	gx, r, gh = gx[:len(dst)], r[:len(dst)], gh[:len(dst)]

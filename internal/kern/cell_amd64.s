@@ -59,6 +59,55 @@ vadddone:
 	VZEROUPPER
 	RET
 
+// func vmulAVX2(n int, a, b, dst *float32)
+// dst[i] = a[i] * b[i].
+TEXT ·vmulAVX2(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ dst+24(FP), DI
+	MOVQ CX, BX
+	SHRQ $5, BX
+	JEQ  vmul8
+
+vmul32:
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS 64(SI), Y2
+	VMOVUPS 96(SI), Y3
+	VMULPS  (DX), Y0, Y0
+	VMULPS  32(DX), Y1, Y1
+	VMULPS  64(DX), Y2, Y2
+	VMULPS  96(DX), Y3, Y3
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ    $128, SI
+	ADDQ    $128, DX
+	ADDQ    $128, DI
+	DECQ    BX
+	JNZ     vmul32
+
+vmul8:
+	ANDQ $31, CX
+	SHRQ $3, CX
+	JEQ  vmuldone
+
+vmul8loop:
+	VMOVUPS (SI), Y0
+	VMULPS  (DX), Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     vmul8loop
+
+vmuldone:
+	VZEROUPPER
+	RET
+
 // func gruGateAVX2(n int, gx, r, gh, dst *float32)
 // dst[k] = gx[k] + r[k]*gh[k].
 TEXT ·gruGateAVX2(SB), NOSPLIT, $0-40

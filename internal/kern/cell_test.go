@@ -68,6 +68,12 @@ func TestCellKernels(t *testing.T) {
 				if sum[3*H] != 0 {
 					t.Fatal("add wrote past dst")
 				}
+				im.mul(sum[:3*H], gx, gh)
+				mulGo(wsum[:3*H], gx, gh)
+				sameBits(t, "mul", sum, wsum)
+				if sum[3*H] != 0 {
+					t.Fatal("mul wrote past dst")
+				}
 			})
 		}
 		for _, n := range vecLens {

@@ -41,10 +41,11 @@ type impl32 struct {
 	exp, sigmoid, tanh func(dst, x []float32)
 	// tanhFast is TanhFast's float32 kernel over len(x).
 	tanhFast func(dst, x []float32)
-	// add sets dst = a + b over len(dst); gruGate, gruOut, gruBack and adam
+	// add and mul set dst = a + b and a·b over len(dst); gruGate, gruOut, gruBack and adam
 	// are the element-wise kernels of cell.go (same results in every
 	// implementation).
 	add     func(dst, a, b []float32)
+	mul     func(dst, a, b []float32)
 	gruGate func(dst, gx, r, gh []float32)
 	gruOut  func(h, z, n, hprev []float32)
 	gruBack func(dgx, dgh, dhprev, dh, rzn, ghn, hprev []float32, H int)
@@ -69,6 +70,7 @@ var implGo = &impl32{
 	tanhFast: tanhFastGo,
 
 	add:     addGo,
+	mul:     mulGo,
 	gruGate: gruGateGo,
 	gruOut:  gruOutGo,
 	gruBack: gruBackGo,

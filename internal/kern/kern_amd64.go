@@ -164,6 +164,7 @@ var implAVX2 = &impl32{
 	tanhFast: tanhFastAVX2,
 
 	add:     addAVX2,
+	mul:     mulAVX2,
 	gruGate: gruGateAVX2w,
 	gruOut:  gruOutAVX2w,
 	gruBack: gruBackAVX2w,
@@ -191,6 +192,7 @@ var implAVX512 = &impl32{
 	tanhFast: tanhFastAVX2,
 
 	add:     addAVX2,
+	mul:     mulAVX2,
 	gruGate: gruGateAVX2w,
 	gruOut:  gruOutAVX2w,
 	gruBack: gruBackAVX2w,
@@ -264,6 +266,9 @@ func tanhFastAVX2(dst, x []float32) {
 func vaddAVX2(n int, a, b, dst *float32)
 
 //go:noescape
+func vmulAVX2(n int, a, b, dst *float32)
+
+//go:noescape
 func gruGateAVX2(n int, gx, r, gh, dst *float32)
 
 //go:noescape
@@ -282,6 +287,15 @@ func addAVX2(dst, a, b []float32) {
 		vaddAVX2(n, &a[0], &b[0], &dst[0])
 	}
 	addGo(dst[n:], a[n:], b[n:])
+}
+
+func mulAVX2(dst, a, b []float32) {
+	a, b = a[:len(dst)], b[:len(dst)]
+	n := len(dst) &^ 7
+	if n > 0 {
+		vmulAVX2(n, &a[0], &b[0], &dst[0])
+	}
+	mulGo(dst[n:], a[n:], b[n:])
 }
 
 func gruGateAVX2w(dst, gx, r, gh []float32) {

@@ -49,6 +49,10 @@ func Add[F Float](dst, a, b []F) {
 func Mul[F Float](dst, a, b []F) {
 	checkLen("Mul a", len(a), len(dst))
 	checkLen("Mul b", len(b), len(dst))
+	if d32, ok := any(dst).([]float32); ok {
+		active.mul(d32, any(a).([]float32), any(b).([]float32))
+		return
+	}
 	a, b = a[:len(dst)], b[:len(dst)]
 	for i := range dst {
 		dst[i] = a[i] * b[i]
