@@ -69,19 +69,16 @@ func attBatchForward[F kern.Float](c *attBatch[F], p *Params[F], o, n int, s, ct
 	}
 	q := c.Q[o*A : (o+n)*A]
 	linearForward(q, s[:n*D], p.AttW, nil, n, D, A)
+	// pre_j = (W s + V h_j + b) + UC·col_j, Th = tanh(pre).
 	th := c.Th[f0*A : f1*A]
-	kern.MatMulNT(th, c.Col[f0*K:f1*K], c.UC, M, K, A, false)
 	for b := 0; b < n; b++ {
 		r := o + b
 		qb, v := q[b*A:(b+1)*A], vhb(b)
 		for j := c.Lo[r]; j <= c.Hi[r]; j++ {
-			row := c.Th[(c.FR[r]+j-c.Lo[r])*A:][:A]
-			vrow := v[j*A : (j+1)*A]
-			for k := range row {
-				row[k] += qb[k] + vrow[k]
-			}
+			kern.Add(c.Th[(c.FR[r]+j-c.Lo[r])*A:][:A], qb, v[j*A:(j+1)*A])
 		}
 	}
+	kern.MatMulNT(th, c.Col[f0*K:f1*K], c.UC, M, K, A, true)
 	kern.Tanh(th, th)
 	c.e = grow(c.e, M)
 	kern.MatMulNT(c.e, th, p.AttVec, M, A, 1, false)
@@ -129,21 +126,16 @@ func attBatchBackward[F kern.Float](c *attBatch[F], p, g *Params[F], o, n int, d
 	c.dpre = grow(c.dpre, M*A)
 	for b := 0; b < n; b++ {
 		r := o + b
-		dqb, dv := dq[b*A:(b+1)*A], dvhb(b)
-		clear(dqb)
+		dv := dvhb(b)
 		for j := c.Lo[r]; j <= c.Hi[r]; j++ {
 			q := c.FR[r] + j - c.Lo[r]
-			de := c.e[q-f0]
-			trow := c.Th[q*A:][:A]
 			dp := c.dpre[(q-f0)*A:][:A]
-			dvr := dv[j*A:][:A]
-			for k, t := range trow {
-				d := de * p.AttVec[k] * (1 - t*t)
-				dp[k] = d
-				dvr[k] += d
-				dqb[k] += d
-			}
+			kern.TanhGrad(dp, c.Th[q*A:][:A], p.AttVec, c.e[q-f0])
+			addTo(dv[j*A:(j+1)*A], dp)
 		}
+		dqb := dq[b*A : (b+1)*A]
+		clear(dqb)
+		sumRows(dqb, c.dpre[(c.FR[r]-f0)*A:(c.FR[r+1]-f0)*A], c.FR[r+1]-c.FR[r], A)
 	}
 	// Location path: dUC += dpreᵀ Col, dCol = dpre UC, back to a_{i-1}.
 	c.dpre = c.dpre[:M*A]

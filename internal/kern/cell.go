@@ -85,6 +85,21 @@ func gruBackRef[F Float](dgx, dgh, dhprev, dh, rzn, ghn, hprev []F, k0, H int) {
 	}
 }
 
+// TanhGrad sets dst[k] = (s·w[k])·(1 - t[k]²): the gradient at the input
+// of t = tanh(x) when the gradient at t is s·w. It panics if t or w is
+// shorter than dst.
+func TanhGrad[F Float](dst, t, w []F, s F) {
+	checkLen("TanhGrad", min(len(t), len(w)), len(dst))
+	if d32, ok := any(dst).([]float32); ok {
+		active.tanhGrad(d32, any(t).([]float32), any(w).([]float32), float32(s))
+		return
+	}
+	t, w = t[:len(dst)], w[:len(dst)]
+	for k, v := range t {
+		dst[k] = s * w[k] * (1 - v*v)
+	}
+}
+
 // AdamCoef holds the per-step constants of one Adam update (see AdamUpdate).
 type AdamCoef struct {
 	B1, B2 float64 // moment decays β1, β2
@@ -139,6 +154,13 @@ func mulGo(dst, a, b []float32) {
 	a, b = a[:len(dst)], b[:len(dst)]
 	for i := range dst {
 		dst[i] = a[i] * b[i]
+	}
+}
+
+func tanhGradGo(dst, t, w []float32, s float32) {
+	t, w = t[:len(dst)], w[:len(dst)]
+	for k, v := range t {
+		dst[k] = s * w[k] * (1 - v*v)
 	}
 }
 

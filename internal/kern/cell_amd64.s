@@ -165,6 +165,35 @@ outdone:
 	VZEROUPPER
 	RET
 
+// func tanhGradAVX2(n int, s float32, w, t, dst *float32)
+// dst[k] = (s*w[k]) * (1 - t[k]*t[k]).
+TEXT ·tanhGradAVX2(SB), NOSPLIT, $0-40
+	MOVQ         n+0(FP), CX
+	VBROADCASTSS s+8(FP), Y14
+	MOVQ         w+16(FP), SI
+	MOVQ         t+24(FP), DX
+	MOVQ         dst+32(FP), DI
+	VBROADCASTSS one32<>(SB), Y15
+	SHRQ         $3, CX
+	JEQ          tgdone
+
+tgloop:
+	VMOVUPS (DX), Y0
+	VMULPS  Y0, Y0, Y0
+	VSUBPS  Y0, Y15, Y0
+	VMULPS  (SI), Y14, Y1
+	VMULPS  Y0, Y1, Y1
+	VMOVUPS Y1, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     tgloop
+
+tgdone:
+	VZEROUPPER
+	RET
+
 // func gruBackAVX2(n, hh int, dgx, dgh, dhprev, dh, rzn, ghn, hprev *float32)
 // gruBackRef for k < n, with the gate blocks hh elements apart.
 TEXT ·gruBackAVX2(SB), NOSPLIT, $0-72

@@ -68,6 +68,9 @@ func TestCellKernels(t *testing.T) {
 				if sum[3*H] != 0 {
 					t.Fatal("add wrote past dst")
 				}
+				im.tanhGrad(sum[:3*H], rzn, gh, -0.7)
+				tanhGradGo(wsum[:3*H], rzn, gh, -0.7)
+				sameBits(t, "tanhGrad", sum, wsum)
 				im.mul(sum[:3*H], gx, gh)
 				mulGo(wsum[:3*H], gx, gh)
 				sameBits(t, "mul", sum, wsum)

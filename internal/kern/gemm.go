@@ -44,12 +44,14 @@ type impl32 struct {
 	// add and mul set dst = a + b and a·b over len(dst); gruGate, gruOut, gruBack and adam
 	// are the element-wise kernels of cell.go (same results in every
 	// implementation).
-	add     func(dst, a, b []float32)
-	mul     func(dst, a, b []float32)
-	gruGate func(dst, gx, r, gh []float32)
-	gruOut  func(h, z, n, hprev []float32)
-	gruBack func(dgx, dgh, dhprev, dh, rzn, ghn, hprev []float32, H int)
-	adam    func(params, grads, ms, vs []float32, c *AdamCoef)
+	add func(dst, a, b []float32)
+	mul func(dst, a, b []float32)
+	// tanhGrad is TanhGrad's float32 kernel.
+	tanhGrad func(dst, t, w []float32, s float32)
+	gruGate  func(dst, gx, r, gh []float32)
+	gruOut   func(h, z, n, hprev []float32)
+	gruBack  func(dgx, dgh, dhprev, dh, rzn, ghn, hprev []float32, H int)
+	adam     func(params, grads, ms, vs []float32, c *AdamCoef)
 }
 
 // implGo is the portable float32 implementation; it exists on every
@@ -69,12 +71,13 @@ var implGo = &impl32{
 	tanh:     tanhGo,
 	tanhFast: tanhFastGo,
 
-	add:     addGo,
-	mul:     mulGo,
-	gruGate: gruGateGo,
-	gruOut:  gruOutGo,
-	gruBack: gruBackGo,
-	adam:    adamGo,
+	add:      addGo,
+	mul:      mulGo,
+	tanhGrad: tanhGradGo,
+	gruGate:  gruGateGo,
+	gruOut:   gruOutGo,
+	gruBack:  gruBackGo,
+	adam:     adamGo,
 }
 
 // impls lists the implementations this CPU can run, slowest first; active

@@ -163,12 +163,13 @@ var implAVX2 = &impl32{
 	tanh:     tanhAVX2,
 	tanhFast: tanhFastAVX2,
 
-	add:     addAVX2,
-	mul:     mulAVX2,
-	gruGate: gruGateAVX2w,
-	gruOut:  gruOutAVX2w,
-	gruBack: gruBackAVX2w,
-	adam:    adamAVX2w,
+	add:      addAVX2,
+	mul:      mulAVX2,
+	tanhGrad: tanhGradAVX2w,
+	gruGate:  gruGateAVX2w,
+	gruOut:   gruOutAVX2w,
+	gruBack:  gruBackAVX2w,
+	adam:     adamAVX2w,
 }
 
 // implAVX512 adds AVX-512F: the 6×32 ZMM micro-kernel for the packed GEMM;
@@ -191,12 +192,13 @@ var implAVX512 = &impl32{
 	tanh:     tanhAVX2,
 	tanhFast: tanhFastAVX2,
 
-	add:     addAVX2,
-	mul:     mulAVX2,
-	gruGate: gruGateAVX2w,
-	gruOut:  gruOutAVX2w,
-	gruBack: gruBackAVX2w,
-	adam:    adamAVX2w,
+	add:      addAVX2,
+	mul:      mulAVX2,
+	tanhGrad: tanhGradAVX2w,
+	gruGate:  gruGateAVX2w,
+	gruOut:   gruOutAVX2w,
+	gruBack:  gruBackAVX2w,
+	adam:     adamAVX2w,
 }
 
 // init registers the assembly implementations the CPU (and OS) support and
@@ -269,6 +271,9 @@ func vaddAVX2(n int, a, b, dst *float32)
 func vmulAVX2(n int, a, b, dst *float32)
 
 //go:noescape
+func tanhGradAVX2(n int, s float32, w, t, dst *float32)
+
+//go:noescape
 func gruGateAVX2(n int, gx, r, gh, dst *float32)
 
 //go:noescape
@@ -296,6 +301,15 @@ func mulAVX2(dst, a, b []float32) {
 		vmulAVX2(n, &a[0], &b[0], &dst[0])
 	}
 	mulGo(dst[n:], a[n:], b[n:])
+}
+
+func tanhGradAVX2w(dst, t, w []float32, sc float32) {
+	t, w = t[:len(dst)], w[:len(dst)]
+	n := len(dst) &^ 7
+	if n > 0 {
+		tanhGradAVX2(n, sc, &w[0], &t[0], &dst[0])
+	}
+	tanhGradGo(dst[n:], t[n:], w[n:], sc)
 }
 
 func gruGateAVX2w(dst, gx, r, gh []float32) {
