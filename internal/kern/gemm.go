@@ -15,6 +15,9 @@ type impl32 struct {
 	// c[i*ldc+j] = T[i][j] (acc false) or c[i*ldc+j] += T[i][j] (acc true).
 	// kc >= 1.
 	micro func(kc int, ap, bp, c []float32, ldc int, acc bool)
+	// micro4, when not nil, is micro for the first 4 rows of the tile only
+	// (c needs 4 rows): ragged panels of at most 4 rows use it.
+	micro4 func(kc int, ap, bp, c []float32, ldc int, acc bool)
 	// tr8, when not nil, sets dst[p*ldd+i] = src[i*lds+p] for i < 8 and
 	// p < kc rounded down to a multiple of 8 (a fast transposing copy for
 	// packing).
@@ -214,7 +217,15 @@ func macroKernel(im *impl32, c, ap, bp, tile []float32, n, ic, jc, mc, nc, kc in
 				im.micro(kc, apanel, bpanel, c[off:], n, acc)
 				continue
 			}
-			im.micro(kc, apanel, bpanel, tile, nr, false)
+			if rows <= 4 && im.micro4 != nil {
+				if rows == 4 && cols == nr {
+					im.micro4(kc, apanel, bpanel, c[off:], n, acc)
+					continue
+				}
+				im.micro4(kc, apanel, bpanel, tile, nr, false)
+			} else {
+				im.micro(kc, apanel, bpanel, tile, nr, false)
+			}
 			for i := 0; i < rows; i++ {
 				ci := c[off+i*n : off+i*n+cols]
 				ti := tile[i*nr : i*nr+cols]

@@ -18,6 +18,9 @@ func sgemmKernelAVX2(kc int, a, b, c *float32, ldc int, acc int)
 func sgemmKernelAVX512(kc int, a, b, c *float32, ldc int, acc int)
 
 //go:noescape
+func sgemmKernel4AVX512(kc int, a, b, c *float32, ldc int, acc int)
+
+//go:noescape
 func sgemvNAVX2(n, k int, a, b *float32, ldb int, c *float32, acc int)
 
 //go:noescape
@@ -59,6 +62,11 @@ func microAVX2(kc int, a, b, c []float32, ldc int, acc bool) {
 func microAVX512(kc int, a, b, c []float32, ldc int, acc bool) {
 	_, _, _ = a[kc*6-1], b[kc*32-1], c[5*ldc+31]
 	sgemmKernelAVX512(kc, &a[0], &b[0], &c[0], ldc, b2i(acc))
+}
+
+func micro4AVX512(kc int, a, b, c []float32, ldc int, acc bool) {
+	_, _, _ = a[kc*6-1], b[kc*32-1], c[3*ldc+31]
+	sgemmKernel4AVX512(kc, &a[0], &b[0], &c[0], ldc, b2i(acc))
 }
 
 func gemvNAVX2(c, a, b []float32, k, n, ldb int, acc bool) {
@@ -175,17 +183,18 @@ var implAVX2 = &impl32{
 // implAVX512 adds AVX-512F: the 6×32 ZMM micro-kernel for the packed GEMM;
 // the memory-bound matrix-vector and vector kernels stay on AVX2.
 var implAVX512 = &impl32{
-	name:  "avx512",
-	mr:    6,
-	nr:    32,
-	micro: microAVX512,
-	tr8:   transpose8,
-	tr6:   transpose6,
-	cp:    copyPanelsFast,
-	gemvN: gemvNAVX2,
-	gemvT: gemvTAVX2,
-	dot:   dotAVX2,
-	axpy:  axpyAVX2,
+	name:   "avx512",
+	mr:     6,
+	nr:     32,
+	micro:  microAVX512,
+	micro4: micro4AVX512,
+	tr8:    transpose8,
+	tr6:    transpose6,
+	cp:     copyPanelsFast,
+	gemvN:  gemvNAVX2,
+	gemvT:  gemvTAVX2,
+	dot:    dotAVX2,
+	axpy:   axpyAVX2,
 
 	exp:      expAVX2,
 	sigmoid:  sigmoidAVX2,

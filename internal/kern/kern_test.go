@@ -140,7 +140,7 @@ func testShapes() []shape {
 		shape{3, 300, 70}, shape{4, 128, 384}, shape{6, 80, 32},
 		shape{145, 20, 40}, shape{300, 9, 50}, shape{13, 513, 47},
 		shape{5, 3, 2049}, shape{7, 600, 33}, shape{64, 1, 64},
-		shape{150, 260, 97},
+		shape{150, 260, 97}, shape{10, 256, 96},
 	)
 	return s
 }
