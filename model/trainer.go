@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sync"
+
+	"github.com/heed-asr/heed/internal/kern"
 )
 
 // Utterance is one training example.
@@ -56,6 +58,7 @@ type Trainer struct {
 	Grads *Params[float32] // the last step's per-character gradient, after clipping
 
 	workers []*trainWorker
+	sq      []float64 // sumGrads' sums of squares per block
 }
 
 type trainWorker struct {
@@ -141,8 +144,7 @@ func (t *Trainer) TrainStep(batch []Utterance) (StepStats, error) {
 	if math.IsNaN(st.Loss.Total) || math.IsInf(st.Loss.Total, 0) {
 		return st, fmt.Errorf("model: step %d loss is %g", step, st.Loss.Total)
 	}
-	t.sumGrads(1 / float64(st.Loss.Chars))
-	st.GradNorm = ClipGradNorm(t.Grads.Data, t.Cfg.ClipNorm)
+	st.GradNorm = t.sumGrads(1/float64(st.Loss.Chars), t.Cfg.ClipNorm)
 	if math.IsNaN(st.GradNorm) || math.IsInf(st.GradNorm, 0) {
 		return st, fmt.Errorf("model: step %d gradient norm is %g", step, st.GradNorm)
 	}
@@ -216,26 +218,63 @@ func (t *Trainer) stepBatched(w *trainWorker, wi, step int, batch []Utterance) {
 	w.loss, w.used = l, len(w.items)
 }
 
+// gradBlock is the block of gradient elements whose squares sumGrads sums
+// on its own: the norm is the same whatever the number of workers.
+const gradBlock = 1 << 16
+
 // sumGrads adds the workers' gradients into worker 0's buffer (t.Grads) in
-// worker order and scales them; the element range is split over the
-// workers, which keeps every element's summation order fixed.
-func (t *Trainer) sumGrads(scale float64) {
+// worker order, scales them, and returns their norm before clipping,
+// having clipped them as ClipGradNorm does when maxNorm > 0. The element
+// range is split over the workers, which keeps every element's summation
+// order fixed; the squares are summed in float64 per gradBlock elements,
+// and the blocks in order.
+func (t *Trainer) sumGrads(scale, maxNorm float64) float64 {
 	dst := t.Grads.Data
 	n, W := len(dst), len(t.workers)
+	nb := (n + gradBlock - 1) / gradBlock
+	t.sq = grow(t.sq, nb)
 	s := float32(scale)
-	var wg sync.WaitGroup
-	for c := 0; c < W; c++ {
-		lo, hi := n*c/W, n*(c+1)/W
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	t.par(W, nb, func(b0, b1 int) {
+		for b := b0; b < b1; b++ {
+			lo, hi := b*gradBlock, min(n, (b+1)*gradBlock)
 			d := dst[lo:hi]
 			for _, w := range t.workers[1:] {
 				addTo(d, w.grads.Data[lo:hi])
 			}
-			for i := range d {
-				d[i] *= s
+			var sq float64
+			for i, v := range d {
+				v *= s
+				d[i] = v
+				sq += float64(v) * float64(v)
 			}
+			t.sq[b] = sq
+		}
+	})
+	var sq float64
+	for _, v := range t.sq {
+		sq += v
+	}
+	norm := math.Sqrt(sq)
+	if maxNorm > 0 && norm > maxNorm {
+		c := float32(maxNorm / norm)
+		t.par(W, nb, func(b0, b1 int) {
+			d := dst[b0*gradBlock : min(n, b1*gradBlock)]
+			kern.Scale(d, c, d)
+		})
+	}
+	return norm
+}
+
+// par runs f over nb blocks split into W near-equal ranges, one goroutine
+// each.
+func (t *Trainer) par(W, nb int, f func(b0, b1 int)) {
+	var wg sync.WaitGroup
+	for c := 0; c < W; c++ {
+		b0, b1 := nb*c/W, nb*(c+1)/W
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(b0, b1)
 		}()
 	}
 	wg.Wait()
