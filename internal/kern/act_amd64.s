@@ -312,3 +312,138 @@ tfloop:
 tfdone:
 	VZEROUPPER
 	RET
+
+// ---------------------------------------------------------------------------
+// The activations above on eight float64 lanes (AVX-512F): the
+// same instructions on ZMM registers, so the same results, twice the
+// lanes. The constants are broadcast into Z16-Z31 once per call. n must
+// be a multiple of 8; the Go wrappers do the rest.
+
+// LOADEXP loads the constants of EXP2CORE512.
+#define LOADEXP \
+	VBROADCASTSD actMagic<>(SB), Z20 \
+	VBROADCASTSD actQ6<>(SB), Z21 \
+	VBROADCASTSD actQ5<>(SB), Z22 \
+	VBROADCASTSD actQ4<>(SB), Z23 \
+	VBROADCASTSD actQ3<>(SB), Z24 \
+	VBROADCASTSD actQ2<>(SB), Z25 \
+	VBROADCASTSD actQ1<>(SB), Z26 \
+	VBROADCASTSD actQ0<>(SB), Z27 \
+	VPBROADCASTQ actBias<>(SB), Z28
+
+// EXP2CORE512 is EXP2CORE on Z0 (t), Z1 (s), Z2, Z3 (q).
+#define EXP2CORE512 \
+	VADDPD      Z20, Z0, Z1 \
+	VSUBPD      Z20, Z1, Z2 \
+	VSUBPD      Z2, Z0, Z2 \
+	VMOVAPD     Z21, Z3 \
+	VFMADD213PD Z22, Z2, Z3 \
+	VFMADD213PD Z23, Z2, Z3 \
+	VFMADD213PD Z24, Z2, Z3 \
+	VFMADD213PD Z25, Z2, Z3 \
+	VFMADD213PD Z26, Z2, Z3 \
+	VFMADD213PD Z27, Z2, Z3 \
+	VMULPD      Z2, Z3, Z3 \
+	VPADDQ      Z28, Z1, Z1 \
+	VPSLLQ      $52, Z1, Z1
+
+// func expAsm512(n int, x, dst *float32)
+TEXT ·expAsm512(SB), NOSPLIT, $0-24
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ dst+16(FP), DI
+	LOADEXP
+	VBROADCASTSD actLog2e<>(SB), Z29
+	VBROADCASTSD actLo<>(SB), Z30
+	VBROADCASTSD actHi<>(SB), Z31
+	SHRQ $3, CX
+	JEQ  e5done
+
+e5loop:
+	VCVTPS2PD (SI), Z0
+	VMULPD    Z29, Z0, Z0
+	VMAXPD    Z0, Z30, Z0
+	VMINPD    Z0, Z31, Z0
+	EXP2CORE512
+	VFMADD213PD Z1, Z1, Z3
+	VCVTPD2PS   Z3, Y3
+	VMOVUPS     Y3, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ  e5loop
+
+e5done:
+	VZEROUPPER
+	RET
+
+// func sigmoidAsm512(n int, x, dst *float32)
+TEXT ·sigmoidAsm512(SB), NOSPLIT, $0-24
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ dst+16(FP), DI
+	LOADEXP
+	VBROADCASTSD actNegLog2e<>(SB), Z29
+	VBROADCASTSD actLo<>(SB), Z30
+	VBROADCASTSD actHi<>(SB), Z31
+	VBROADCASTSD actOne<>(SB), Z19
+	SHRQ $3, CX
+	JEQ  s5done
+
+s5loop:
+	VCVTPS2PD (SI), Z0
+	VMULPD    Z29, Z0, Z0
+	VMAXPD    Z0, Z30, Z0
+	VMINPD    Z0, Z31, Z0
+	EXP2CORE512
+	VFMADD213PD Z1, Z1, Z3
+	VADDPD      Z19, Z3, Z3
+	VDIVPD      Z3, Z19, Z3
+	VCVTPD2PS   Z3, Y3
+	VMOVUPS     Y3, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ  s5loop
+
+s5done:
+	VZEROUPPER
+	RET
+
+// func tanhAsm512(n int, x, dst *float32)
+TEXT ·tanhAsm512(SB), NOSPLIT, $0-24
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ dst+16(FP), DI
+	LOADEXP
+	VBROADCASTSD act2Log2e<>(SB), Z29
+	VBROADCASTSD actHiTanh<>(SB), Z31
+	VBROADCASTSD actOne<>(SB), Z19
+	VBROADCASTSD actTwo<>(SB), Z18
+	VPBROADCASTQ actAbs<>(SB), Z17
+	VPBROADCASTQ actSign<>(SB), Z16
+	SHRQ $3, CX
+	JEQ  t5done
+
+t5loop:
+	VCVTPS2PD (SI), Z5
+	VPANDQ    Z17, Z5, Z0
+	VPANDQ    Z16, Z5, Z5
+	VMULPD    Z29, Z0, Z0
+	VMINPD    Z0, Z31, Z0
+	EXP2CORE512
+	VSUBPD      Z19, Z1, Z4
+	VFMADD213PD Z4, Z1, Z3
+	VADDPD      Z18, Z3, Z2
+	VDIVPD      Z2, Z3, Z3
+	VPORQ       Z5, Z3, Z3
+	VCVTPD2PS   Z3, Y3
+	VMOVUPS     Y3, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ  t5loop
+
+t5done:
+	VZEROUPPER
+	RET

@@ -248,3 +248,40 @@ func TestLog(t *testing.T) {
 		})
 	}
 }
+
+// TestActivationWideLanes checks that the eight-lane (AVX-512) activations
+// give the four-lane (AVX2) results bit for bit: the same instructions on
+// wider registers.
+func TestActivationWideLanes(t *testing.T) {
+	var narrow, wide *impl32
+	for _, im := range impls {
+		switch im.name {
+		case "avx2":
+			narrow = im
+		case "avx512":
+			wide = im
+		}
+	}
+	if narrow == nil || wide == nil {
+		t.Skip("needs AVX2 and AVX-512")
+	}
+	x := actGrid(-120, 120)
+	x = append(x, float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), float32(math.Copysign(0, -1)))
+	for _, f := range []struct {
+		name string
+		fn   func(im *impl32) func(dst, x []float32)
+	}{
+		{"exp", func(im *impl32) func(dst, x []float32) { return im.exp }},
+		{"sigmoid", func(im *impl32) func(dst, x []float32) { return im.sigmoid }},
+		{"tanh", func(im *impl32) func(dst, x []float32) { return im.tanh }},
+	} {
+		a, b := make([]float32, len(x)), make([]float32, len(x))
+		f.fn(narrow)(a, x)
+		f.fn(wide)(b, x)
+		for i := range a {
+			if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+				t.Fatalf("%s(%g): avx512 %g, avx2 %g", f.name, x[i], b[i], a[i])
+			}
+		}
+	}
+}

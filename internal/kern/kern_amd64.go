@@ -180,8 +180,9 @@ var implAVX2 = &impl32{
 	adam:     adamAVX2w,
 }
 
-// implAVX512 adds AVX-512F: the 6×32 ZMM micro-kernel for the packed GEMM;
-// the memory-bound matrix-vector and vector kernels stay on AVX2.
+// implAVX512 adds AVX-512F: the 6×32 ZMM micro-kernel for the packed GEMM
+// and the activations on eight float64 lanes; the memory-bound
+// matrix-vector and vector kernels stay on AVX2.
 var implAVX512 = &impl32{
 	name:   "avx512",
 	mr:     6,
@@ -196,9 +197,9 @@ var implAVX512 = &impl32{
 	dot:    dotAVX2,
 	axpy:   axpyAVX2,
 
-	exp:      expAVX2,
-	sigmoid:  sigmoidAVX2,
-	tanh:     tanhAVX2,
+	exp:      expAVX512,
+	sigmoid:  sigmoidAVX512,
+	tanh:     tanhAVX512,
 	tanhFast: tanhFastAVX2,
 
 	add:      addAVX2,
@@ -253,6 +254,30 @@ func vecAct(dst, x []float32, body func(n int, x, dst *float32), tail func(float
 		dst[i] = tail(x[i])
 	}
 }
+
+//go:noescape
+func expAsm512(n int, x, dst *float32)
+
+//go:noescape
+func sigmoidAsm512(n int, x, dst *float32)
+
+//go:noescape
+func tanhAsm512(n int, x, dst *float32)
+
+// vecAct512 runs the AVX-512 activation on the multiple-of-8 prefix of x
+// and vecAct on the rest.
+func vecAct512(dst, x []float32, body512, body func(n int, x, dst *float32), tail func(float32) float32) {
+	dst = dst[:len(x)]
+	n := len(x) &^ 7
+	if n > 0 {
+		body512(n, &x[0], &dst[0])
+	}
+	vecAct(dst[n:], x[n:], body, tail)
+}
+
+func expAVX512(dst, x []float32)     { vecAct512(dst, x, expAsm512, expAsm, exp32) }
+func sigmoidAVX512(dst, x []float32) { vecAct512(dst, x, sigmoidAsm512, sigmoidAsm, sigmoid32) }
+func tanhAVX512(dst, x []float32)    { vecAct512(dst, x, tanhAsm512, tanhAsm, tanh32) }
 
 func expAVX2(dst, x []float32)     { vecAct(dst, x, expAsm, exp32) }
 func sigmoidAVX2(dst, x []float32) { vecAct(dst, x, sigmoidAsm, sigmoid32) }
