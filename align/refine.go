@@ -19,6 +19,18 @@ const (
 	wordKeep       = 0.06 // seconds per character a word keeps when Refine moves its edges
 )
 
+// onsetLag is how far (seconds) the path's start of a word lies after the
+// boundary with the word before it where no pause separates them: the
+// attention moves on to a word's first character about one encoder frame
+// (30 ms) after its sound begins, the space before it holding the frame
+// between, however long the path made the space. On 600 espeak-ng training
+// utterances (none of the dev set) the median distance from the path's word
+// start to the gold boundary (the word's start and the previous word's end
+// pooled) was 29 ms at every length of the space, and Refine's mean boundary
+// error was least with 30 ms (13.2 ms with the space's middle, 12.0 ms with
+// 30 ms, 12.3 with 25 and 12.1 with 35; espeak-ng dev 10.5 to 9.3 ms).
+const onsetLag = 0.03
+
 // Refine's quiet threshold (see quietFrames and floorMargin), dB.
 const (
 	quietUnderLoud = 40 // under the loud frames
@@ -37,8 +49,11 @@ const (
 //     words' middles) holds a pause (two or more quiet 5 ms frames that
 //     meet the stretch the path gave to the space between them), the first
 //     word ends where the longest such pause begins and the second starts
-//     where it ends; otherwise both meet in the middle of the space's
-//     stretch, except in noisy audio (level contrast 25 dB or less) where
+//     where it ends; otherwise both meet onsetLag (30 ms) before the
+//     second word's start, or at the first one's end where the path gave
+//     the space less than that (the path starts a word about one encoder
+//     frame after its sound begins, the space taking the frame before;
+//     see onsetLag), except in noisy audio (level contrast 25 dB or less) where
 //     the path gave the space 150 ms or more: that space is kept (the
 //     pause is there, but the noise breaks it into short quiet runs, and
 //     the longest of them may lie anywhere in it);
@@ -154,7 +169,7 @@ func Refine(words []Word, samples []float32, rate int) {
 		if n >= minPauseFrames {
 			a.End, b.Start = toT(at), toT(at+n)
 		} else {
-			m := (a.End + b.Start) / 2
+			m := math.Max(b.Start-onsetLag, math.Min(a.End, b.Start))
 			a.End, b.Start = m, m
 		}
 	}

@@ -281,3 +281,31 @@ func TestRefineEdgesNotRoomTone(t *testing.T) {
 		t.Errorf("edges %.1f ms from the voice's on average, want at most 10 ms", 1000*mean)
 	}
 }
+
+// TestRefineBoundaryWithoutPause: two words spoken without a pause between
+// them (one steady voice, nothing quiet). The path starts the second word
+// about one encoder frame after its sound begins, its space taking the
+// frame before; the boundary goes onsetLag before the second word's start
+// (the middle of a 120 ms space lies 30 ms too early), and at the first
+// word's end where the space is shorter than that.
+func TestRefineBoundaryWithoutPause(t *testing.T) {
+	const hz = 16000
+	x := append(make([]float32, hz/10), voiced(hz)...) // voice 0.1-1.1 s
+	x = append(x, make([]float32, hz/10)...)
+	aligned := func(w string, s, e float64) Word {
+		return Word{Word: w, Start: s, End: e, Status: StatusAligned, Confidence: 1,
+			Chars: []Char{{Char: w[:1], Start: s, End: e}}}
+	}
+	for _, tc := range []struct {
+		aEnd, bStart, want float64
+	}{
+		{0.40, 0.52, 0.49}, // a 120 ms space: 30 ms before b's start
+		{0.50, 0.51, 0.50}, // a 10 ms space: at a's end
+	} {
+		words := []Word{aligned("a", 0.1, tc.aEnd), aligned("b", tc.bStart, 1.1)}
+		Refine(words, x, hz)
+		if math.Abs(words[0].End-tc.want) > 0.0051 || words[1].Start != words[0].End {
+			t.Errorf("space %.2f..%.2f: a ends %.3f, b starts %.3f; want both %.3f", tc.aEnd, tc.bStart, words[0].End, words[1].Start, tc.want)
+		}
+	}
+}
