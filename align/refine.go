@@ -353,9 +353,12 @@ func speechFrames(lv []float64, quiet []bool, words []Word) []bool {
 // when there are fewer than minFloorFrames of these too. Audio with digital
 // silence in it (edited, gated, glued or synthetic) must also show that it
 // holds noise: sound in the pauses between the words 35 dB or more under
-// the loud frames (pauseFloor, minPauseContrast), or sound farther than
-// edgeOutReach from every word, where no word's edge can be; otherwise
-// (synthetic speech, where every sound is voice) it returns nil.
+// the loud frames (pauseFloor, minPauseContrast), sound next to the digital
+// silence as far under them (cutFloor: the room tone of a recording cut or
+// gated there, which a path that gave the first word the sound before the
+// voice hides from pauseFloor), or sound farther than edgeOutReach from
+// every word, where no word's edge can be; otherwise (synthetic speech,
+// where every sound is voice) it returns nil.
 func noiseFrames(lv []float64, quiet []bool, words []Word) []int {
 	var fs []int
 	digital := false
@@ -380,10 +383,55 @@ func noiseFrames(lv []float64, quiet []bool, words []Word) []int {
 	if f, ok := pauseFloor(lv, words); ok && percentile(sorted, 0.99)-f >= minPauseContrast {
 		return fs
 	}
+	if f, ok := cutFloor(lv); ok && percentile(sorted, 0.99)-f >= minPauseContrast {
+		return fs
+	}
 	if len(framesOutside(lv, words, edgeOutReach)) >= minFloorFrames {
 		return fs
 	}
 	return nil
+}
+
+// cutFloor returns the median level of the sound next to digital silence
+// (levels lv): the minFloorFrames frames (50 ms) after every stretch of
+// digital silence and before every one, leaving out the frame that touches
+// it (it may be partly silent), in stretches of sound long enough to hold
+// both ends apart; and whether there are at least minFloorFrames of them.
+// Where a recording was cut, gated or glued between digital silences, that
+// is its room tone, unless the cut fell inside the voice; in synthetic
+// speech with digital silence between words it is the voice's own onsets
+// and decays, which lie far less than minPauseContrast under the loud
+// frames.
+func cutFloor(lv []float64) (float64, bool) {
+	var fs []int
+	for f := 0; f < len(lv); {
+		if lv[f] < digitalSilence {
+			f++
+			continue
+		}
+		g := f
+		for g < len(lv) && lv[g] >= digitalSilence {
+			g++
+		}
+		// Sound [f, g) between digital silences (or the audio's ends).
+		if g-f >= 2*minFloorFrames+2 {
+			if f > 0 {
+				for h := f + 1; h <= f+minFloorFrames; h++ {
+					fs = append(fs, h)
+				}
+			}
+			if g < len(lv) {
+				for h := g - 1 - minFloorFrames; h < g-1; h++ {
+					fs = append(fs, h)
+				}
+			}
+		}
+		f = g
+	}
+	if len(fs) < minFloorFrames {
+		return 0, false
+	}
+	return percentile(levelsAt(lv, fs), 0.5), true
 }
 
 // framesOutside returns the frames (levels lv) that lie outside every
