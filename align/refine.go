@@ -26,8 +26,9 @@ const (
 // between, however long the path made the space. On 600 espeak-ng training
 // utterances (none of the dev set) the median distance from the path's word
 // start to the gold boundary (the word's start and the previous word's end
-// pooled) was 29 ms at every length of the space, and Refine's mean boundary
-// error was least with 30 ms (13.2 ms with the space's middle, 12.0 ms with
+// pooled) was 29 ms and did not grow with the space (20-30 ms from the
+// word's start at spaces of 10 to 110 ms); Refine's mean boundary error
+// was least with 30 ms (13.2 ms with the space's middle, 12.0 ms with
 // 30 ms, 12.3 with 25 and 12.1 with 35; espeak-ng dev 10.5 to 9.3 ms).
 const onsetLag = 0.03
 
@@ -348,8 +349,11 @@ func speechFrames(lv []float64, quiet []bool, words []Word) []bool {
 // noiseFrames returns the frames (levels lv, quiet as quietFrames marks
 // them) in which to measure the noise: the quiet ones that are not digital
 // silence, or where there are fewer than minFloorFrames of those (the quiet
-// threshold, 40 dB under the loud frames, lies under the noise) the ones
-// outside every word's span by more than pauseGuard (framesOutside); nil
+// threshold, 40 dB under the loud frames, lies under the noise) the sound
+// next to the digital silence if there is any and it lies 35 dB or more under
+// the loud frames (cutFloor: the room tone of a recording cut tightly around
+// the voice), else the ones outside every word's span by more than
+// pauseGuard (framesOutside); nil
 // when there are fewer than minFloorFrames of these too. Audio with digital
 // silence in it (edited, gated, glued or synthetic) must also show that it
 // holds noise: sound in the pauses between the words 35 dB or more under
@@ -369,6 +373,13 @@ func noiseFrames(lv []float64, quiet []bool, words []Word) []int {
 			fs = append(fs, f)
 		}
 	}
+	if len(fs) < minFloorFrames && digital {
+		// Too few quiet frames to measure: where the recording was cut
+		// tightly around the voice, its room tone lies next to the cuts.
+		if cut, f, ok := cutFloor(lv); ok && loudLevel(lv)-f >= minPauseContrast {
+			return cut
+		}
+	}
 	if len(fs) < minFloorFrames {
 		fs = framesOutside(lv, words, pauseGuard)
 	}
@@ -383,7 +394,7 @@ func noiseFrames(lv []float64, quiet []bool, words []Word) []int {
 	if f, ok := pauseFloor(lv, words); ok && percentile(sorted, 0.99)-f >= minPauseContrast {
 		return fs
 	}
-	if f, ok := cutFloor(lv); ok && percentile(sorted, 0.99)-f >= minPauseContrast {
+	if _, f, ok := cutFloor(lv); ok && percentile(sorted, 0.99)-f >= minPauseContrast {
 		return fs
 	}
 	if len(framesOutside(lv, words, edgeOutReach)) >= minFloorFrames {
@@ -392,17 +403,18 @@ func noiseFrames(lv []float64, quiet []bool, words []Word) []int {
 	return nil
 }
 
-// cutFloor returns the median level of the sound next to digital silence
-// (levels lv): the minFloorFrames frames (50 ms) after every stretch of
-// digital silence and before every one, leaving out the frame that touches
-// it (it may be partly silent), in stretches of sound long enough to hold
-// both ends apart; and whether there are at least minFloorFrames of them.
+// cutFloor returns the frames of the sound next to digital silence (levels
+// lv): the minFloorFrames frames (50 ms) after every stretch of digital
+// silence and before every one, leaving out the frame that touches it (it
+// may be partly silent), in stretches of sound long enough to hold both ends
+// apart; their median level; and whether there are at least minFloorFrames
+// of them.
 // Where a recording was cut, gated or glued between digital silences, that
 // is its room tone, unless the cut fell inside the voice; in synthetic
 // speech with digital silence between words it is the voice's own onsets
 // and decays, which lie far less than minPauseContrast under the loud
 // frames.
-func cutFloor(lv []float64) (float64, bool) {
+func cutFloor(lv []float64) ([]int, float64, bool) {
 	var fs []int
 	for f := 0; f < len(lv); {
 		if lv[f] < digitalSilence {
@@ -429,9 +441,17 @@ func cutFloor(lv []float64) (float64, bool) {
 		f = g
 	}
 	if len(fs) < minFloorFrames {
-		return 0, false
+		return nil, 0, false
 	}
-	return percentile(levelsAt(lv, fs), 0.5), true
+	return fs, percentile(levelsAt(lv, fs), 0.5), true
+}
+
+// loudLevel returns the level of the loud frames of lv: its 99th
+// percentile.
+func loudLevel(lv []float64) float64 {
+	sorted := append([]float64(nil), lv...)
+	sort.Float64s(sorted)
+	return percentile(sorted, 0.99)
 }
 
 // framesOutside returns the frames (levels lv) that lie outside every

@@ -345,3 +345,38 @@ func TestRefineShortRoomToneCoveredByPath(t *testing.T) {
 		t.Errorf("edges %.1f ms from the voice's on average, want at most 10 ms", 1000*mean)
 	}
 }
+
+// TestRefineRoomToneOnlyAtTheCuts: as TestRefineShortRoomToneCoveredByPath,
+// but the room tone lies 38 dB under the voice, over the quiet threshold
+// (40 dB under the loud frames), so that no frame of the audio is quiet and
+// the noise can be measured only in the room tone next to the digital
+// silence (cutFloor). The edges must move to the voice's.
+func TestRefineRoomToneOnlyAtTheCuts(t *testing.T) {
+	const hz = 16000
+	sec := func(s float64) int { return int(math.Round(s * hz)) }
+	var sum float64
+	n := 0
+	for seed := uint64(1); seed <= 10; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 13))
+		// 0-0.5 s digital silence, room tone 0.5-1.42 s (-51.5 dBFS), voice
+		// 0.56-1.36 s (-13.5 dBFS), digital silence 1.42-1.9 s.
+		x := make([]float32, sec(1.9))
+		for i := sec(0.5); i < sec(1.42); i++ {
+			x[i] = float32(0.00265 * rng.NormFloat64())
+		}
+		v := voiced(sec(0.8))
+		for i := range v {
+			x[sec(0.56)+i] += v[i]
+		}
+		words := []Word{
+			{Word: "aa", Start: 0.51, End: 0.95, Status: StatusAligned, Chars: []Char{{Char: "a", Start: 0.51, End: 0.7}, {Char: "a", Start: 0.7, End: 0.95}}},
+			{Word: "bb", Start: 0.95, End: 1.41, Status: StatusAligned, Chars: []Char{{Char: "b", Start: 0.95, End: 1.2}, {Char: "b", Start: 1.2, End: 1.41}}},
+		}
+		Refine(words, x, hz)
+		sum += math.Abs(words[0].Start-0.56) + math.Abs(words[1].End-1.36)
+		n += 2
+	}
+	if mean := sum / float64(n); mean > 0.01 {
+		t.Errorf("edges %.1f ms from the voice's on average, want at most 10 ms", 1000*mean)
+	}
+}
