@@ -281,3 +281,102 @@ func TestRefineEdgesNotRoomTone(t *testing.T) {
 		t.Errorf("edges %.1f ms from the voice's on average, want at most 10 ms", 1000*mean)
 	}
 }
+
+// TestRefineBoundaryWithoutPause: two words spoken without a pause between
+// them (one steady voice, nothing quiet). The path starts the second word
+// about one encoder frame after its sound begins, its space taking the
+// frame before; the boundary goes onsetLag before the second word's start
+// (the middle of a 120 ms space lies 30 ms too early), and at the first
+// word's end where the space is shorter than that.
+func TestRefineBoundaryWithoutPause(t *testing.T) {
+	const hz = 16000
+	x := append(make([]float32, hz/10), voiced(hz)...) // voice 0.1-1.1 s
+	x = append(x, make([]float32, hz/10)...)
+	aligned := func(w string, s, e float64) Word {
+		return Word{Word: w, Start: s, End: e, Status: StatusAligned, Confidence: 1,
+			Chars: []Char{{Char: w[:1], Start: s, End: e}}}
+	}
+	for _, tc := range []struct {
+		aEnd, bStart, want float64
+	}{
+		{0.40, 0.52, 0.49}, // a 120 ms space: 30 ms before b's start
+		{0.50, 0.51, 0.50}, // a 10 ms space: at a's end
+	} {
+		words := []Word{aligned("a", 0.1, tc.aEnd), aligned("b", tc.bStart, 1.1)}
+		Refine(words, x, hz)
+		if math.Abs(words[0].End-tc.want) > 0.0051 || words[1].Start != words[0].End {
+			t.Errorf("space %.2f..%.2f: a ends %.3f, b starts %.3f; want both %.3f", tc.aEnd, tc.bStart, words[0].End, words[1].Start, tc.want)
+		}
+	}
+}
+
+// TestRefineShortRoomToneCoveredByPath: a sentence cut tightly from a
+// recording with room tone 40 dB under the voice (60 ms of it before and
+// after the voice) and glued between stretches of digital silence; the path
+// gave the first and the last word the room tone, so no pause between the
+// words shows it. The room tone next to the digital silence is the noise:
+// the edges must move to the voice's, not stay in the room tone.
+func TestRefineShortRoomToneCoveredByPath(t *testing.T) {
+	const hz = 16000
+	sec := func(s float64) int { return int(math.Round(s * hz)) }
+	var sum float64
+	n := 0
+	for seed := uint64(1); seed <= 10; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 12))
+		// 0-0.5 s digital silence, room tone 0.5-1.42 s (-53.5 dBFS), voice
+		// 0.56-1.36 s (-13.5 dBFS), digital silence 1.42-1.9 s.
+		x := make([]float32, sec(1.9))
+		for i := sec(0.5); i < sec(1.42); i++ {
+			x[i] = float32(0.0021 * rng.NormFloat64())
+		}
+		v := voiced(sec(0.8))
+		for i := range v {
+			x[sec(0.56)+i] += v[i]
+		}
+		words := []Word{
+			{Word: "aa", Start: 0.51, End: 0.95, Status: StatusAligned, Chars: []Char{{Char: "a", Start: 0.51, End: 0.7}, {Char: "a", Start: 0.7, End: 0.95}}},
+			{Word: "bb", Start: 0.95, End: 1.41, Status: StatusAligned, Chars: []Char{{Char: "b", Start: 0.95, End: 1.2}, {Char: "b", Start: 1.2, End: 1.41}}},
+		}
+		Refine(words, x, hz)
+		sum += math.Abs(words[0].Start-0.56) + math.Abs(words[1].End-1.36)
+		n += 2
+	}
+	if mean := sum / float64(n); mean > 0.01 {
+		t.Errorf("edges %.1f ms from the voice's on average, want at most 10 ms", 1000*mean)
+	}
+}
+
+// TestRefineRoomToneOnlyAtTheCuts: as TestRefineShortRoomToneCoveredByPath,
+// but the room tone lies 38 dB under the voice, over the quiet threshold
+// (40 dB under the loud frames), so that no frame of the audio is quiet and
+// the noise can be measured only in the room tone next to the digital
+// silence (cutFloor). The edges must move to the voice's.
+func TestRefineRoomToneOnlyAtTheCuts(t *testing.T) {
+	const hz = 16000
+	sec := func(s float64) int { return int(math.Round(s * hz)) }
+	var sum float64
+	n := 0
+	for seed := uint64(1); seed <= 10; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 13))
+		// 0-0.5 s digital silence, room tone 0.5-1.42 s (-51.5 dBFS), voice
+		// 0.56-1.36 s (-13.5 dBFS), digital silence 1.42-1.9 s.
+		x := make([]float32, sec(1.9))
+		for i := sec(0.5); i < sec(1.42); i++ {
+			x[i] = float32(0.00265 * rng.NormFloat64())
+		}
+		v := voiced(sec(0.8))
+		for i := range v {
+			x[sec(0.56)+i] += v[i]
+		}
+		words := []Word{
+			{Word: "aa", Start: 0.51, End: 0.95, Status: StatusAligned, Chars: []Char{{Char: "a", Start: 0.51, End: 0.7}, {Char: "a", Start: 0.7, End: 0.95}}},
+			{Word: "bb", Start: 0.95, End: 1.41, Status: StatusAligned, Chars: []Char{{Char: "b", Start: 0.95, End: 1.2}, {Char: "b", Start: 1.2, End: 1.41}}},
+		}
+		Refine(words, x, hz)
+		sum += math.Abs(words[0].Start-0.56) + math.Abs(words[1].End-1.36)
+		n += 2
+	}
+	if mean := sum / float64(n); mean > 0.01 {
+		t.Errorf("edges %.1f ms from the voice's on average, want at most 10 ms", 1000*mean)
+	}
+}
