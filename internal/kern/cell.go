@@ -28,20 +28,12 @@ func GRUCellForward[F Float](h, rzn, ghn, pre, gx, gh, hprev []F, H int) {
 			any(gx).([]float32), any(gh).([]float32), any(hprev).([]float32), H)
 		return
 	}
-	for k := 0; k < 2*H; k++ {
-		pre[k] = gx[k] + gh[k]
-	}
+	addRef(pre[:2*H], gx[:2*H], gh[:2*H])
 	Sigmoid(rzn[:2*H], pre[:2*H])
-	r := rzn[:H]
-	for k := 0; k < H; k++ {
-		ghn[k] = gh[2*H+k]
-		pre[2*H+k] = gx[2*H+k] + r[k]*ghn[k]
-	}
+	copy(ghn[:H], gh[2*H:3*H])
+	gruGateRef(pre[2*H:3*H], gx[2*H:3*H], rzn[:H], ghn[:H])
 	Tanh(rzn[2*H:3*H], pre[2*H:3*H])
-	z, n := rzn[H:2*H], rzn[2*H:3*H]
-	for k := 0; k < H; k++ {
-		h[k] = (1-z[k])*n[k] + z[k]*hprev[k]
-	}
+	gruOutRef(h[:H], rzn[H:2*H], rzn[2*H:3*H], hprev[:H])
 }
 
 func gruForward32(im *impl32, h, rzn, ghn, pre, gx, gh, hprev []float32, H int) {
@@ -94,10 +86,7 @@ func TanhGrad[F Float](dst, t, w []F, s F) {
 		active.tanhGrad(d32, any(t).([]float32), any(w).([]float32), float32(s))
 		return
 	}
-	t, w = t[:len(dst)], w[:len(dst)]
-	for k, v := range t {
-		dst[k] = s * w[k] * (1 - v*v)
-	}
+	tanhGradRef(dst, t, w, s)
 }
 
 // AdamCoef holds the per-step constants of one Adam update (see AdamUpdate).
@@ -141,44 +130,54 @@ func adamRef[F Float](params, grads, ms, vs []F, c *AdamCoef) {
 	}
 }
 
-// The portable float32 versions, also the tails of the assembly ones.
+// The portable versions: the float64 path, and for float32 the fallback and
+// the tails of the assembly kernels.
 
-func addGo(dst, a, b []float32) {
+func addRef[F Float](dst, a, b []F) {
 	a, b = a[:len(dst)], b[:len(dst)]
 	for i := range dst {
 		dst[i] = a[i] + b[i]
 	}
 }
 
-func mulGo(dst, a, b []float32) {
+func mulRef[F Float](dst, a, b []F) {
 	a, b = a[:len(dst)], b[:len(dst)]
 	for i := range dst {
 		dst[i] = a[i] * b[i]
 	}
 }
 
-func tanhGradGo(dst, t, w []float32, s float32) {
+func tanhGradRef[F Float](dst, t, w []F, s F) {
 	t, w = t[:len(dst)], w[:len(dst)]
 	for k, v := range t {
 		dst[k] = s * w[k] * (1 - v*v)
 	}
 }
 
-// gruGateGo sets dst = gx + r ⊙ gh.
-func gruGateGo(dst, gx, r, gh []float32) {
+// gruGateRef sets dst = gx + r ⊙ gh.
+func gruGateRef[F Float](dst, gx, r, gh []F) {
 	gx, r, gh = gx[:len(dst)], r[:len(dst)], gh[:len(dst)]
 	for k := range dst {
 		dst[k] = gx[k] + r[k]*gh[k]
 	}
 }
 
-// gruOutGo sets h = (1-z) ⊙ n + z ⊙ hprev.
-func gruOutGo(h, z, n, hprev []float32) {
+// gruOutRef sets h = (1-z) ⊙ n + z ⊙ hprev.
+func gruOutRef[F Float](h, z, n, hprev []F) {
 	z, n, hprev = z[:len(h)], n[:len(h)], hprev[:len(h)]
 	for k := range h {
 		h[k] = (1-z[k])*n[k] + z[k]*hprev[k]
 	}
 }
+
+// The float32 instances in the impl32 tables.
+var (
+	addGo      = addRef[float32]
+	mulGo      = mulRef[float32]
+	tanhGradGo = tanhGradRef[float32]
+	gruGateGo  = gruGateRef[float32]
+	gruOutGo   = gruOutRef[float32]
+)
 
 func gruBackGo(dgx, dgh, dhprev, dh, rzn, ghn, hprev []float32, H int) {
 	gruBackRef(dgx, dgh, dhprev, dh, rzn, ghn, hprev, 0, H)

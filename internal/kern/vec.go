@@ -38,10 +38,7 @@ func Add[F Float](dst, a, b []F) {
 		active.add(d32, any(a).([]float32), any(b).([]float32))
 		return
 	}
-	a, b = a[:len(dst)], b[:len(dst)]
-	for i := range dst {
-		dst[i] = a[i] + b[i]
-	}
+	addRef(dst, a, b)
 }
 
 // Mul sets dst[i] = a[i]·b[i] (element-wise) for i < len(dst). dst may be
@@ -53,10 +50,7 @@ func Mul[F Float](dst, a, b []F) {
 		active.mul(d32, any(a).([]float32), any(b).([]float32))
 		return
 	}
-	a, b = a[:len(dst)], b[:len(dst)]
-	for i := range dst {
-		dst[i] = a[i] * b[i]
-	}
+	mulRef(dst, a, b)
 }
 
 // Scale sets dst[i] = alpha·x[i] for i < len(dst). dst may be x (in-place
