@@ -373,12 +373,22 @@ func noiseFrames(lv []float64, quiet []bool, words []Word) []int {
 			fs = append(fs, f)
 		}
 	}
-	if len(fs) < minFloorFrames && digital {
+	// The loud level and the room tone next to the cuts (cutFloor), where
+	// the audio has digital silence.
+	var loud float64
+	var cut []int
+	cutQuiet := false
+	if digital {
+		loud = loudLevel(lv)
+		var f float64
+		var ok bool
+		cut, f, ok = cutFloor(lv)
+		cutQuiet = ok && loud-f >= minPauseContrast
+	}
+	if len(fs) < minFloorFrames && cutQuiet {
 		// Too few quiet frames to measure: where the recording was cut
 		// tightly around the voice, its room tone lies next to the cuts.
-		if cut, f, ok := cutFloor(lv); ok && loudLevel(lv)-f >= minPauseContrast {
-			return cut
-		}
+		return cut
 	}
 	if len(fs) < minFloorFrames {
 		fs = framesOutside(lv, words, pauseGuard)
@@ -389,12 +399,10 @@ func noiseFrames(lv []float64, quiet []bool, words []Word) []int {
 	if !digital {
 		return fs
 	}
-	sorted := append([]float64(nil), lv...)
-	sort.Float64s(sorted)
-	if f, ok := pauseFloor(lv, words); ok && percentile(sorted, 0.99)-f >= minPauseContrast {
+	if f, ok := pauseFloor(lv, words); ok && loud-f >= minPauseContrast {
 		return fs
 	}
-	if _, f, ok := cutFloor(lv); ok && percentile(sorted, 0.99)-f >= minPauseContrast {
+	if cutQuiet {
 		return fs
 	}
 	if len(framesOutside(lv, words, edgeOutReach)) >= minFloorFrames {
