@@ -14,9 +14,9 @@ import (
 // RealClip is one recording of a real-speech source, as its upstream
 // distribution gives it: an audio file and a written transcript.
 type RealClip struct {
-	Source  string // "so762", "kathleen", "wakeword", "mfa", "precise" or "audiomnist"
+	Source  string // "so762", "kathleen", "wakeword", "mfa", "precise", "audiomnist" or "commonvoice"
 	ID      string // unique within the source
-	Path    string // the audio file (WAV or FLAC)
+	Path    string // the audio file (WAV, FLAC or, for Common Voice, MP3)
 	Text    string // the transcript as written upstream
 	Speaker string // speaker label, prefixed by the source ("so762-0001"); "" when unknown
 	// Prompt names the text read, for sources where one text was recorded
@@ -187,7 +187,8 @@ func ReadWakeWord(dir string) ([]RealClip, error) {
 // MIT) that ReadMFA reads, with their speakers. Everything else there is
 // left out: other languages, clips whose provenance the repository does
 // not state (the multilingual_ipa clips are cut from someone's podcast),
-// and MP3s (the Common Voice words), which heed cannot decode. Its one
+// and MP3s (the Common Voice words; ReadCommonVoice reads Common Voice
+// itself). Its one
 // LibriSpeech clip (61-70968-0000) is left out too: LibriVox recordings are
 // among the data reserved for independent evaluation (pocketsphinx's test
 // folder, ../shared/data/RESERVED.md), and nothing here tells them apart.
@@ -443,5 +444,101 @@ func ReadAudioMNIST(dir string) ([]RealClip, error) {
 			Text: digitWords[f[0][0]-'0'], Speaker: "audiomnist-" + spk, Prompt: f[0]})
 	}
 	sort.Slice(clips, func(i, j int) bool { return clips[i].ID < clips[j].ID })
+	return clips, nil
+}
+
+// ReadCommonVoice lists the validated English clips of Mozilla Common
+// Voice's first release (2017, CC0; the cv_corpus_v1 layout that Kaggle and
+// many GitHub copies keep) in dir: every cv-valid-SET.csv found in dir or
+// in dir/cv-valid-SET/, with the header "filename,text,up_votes,
+// down_votes,age,gender,accent,duration" (further columns, such as a
+// copy's "generated_text", are ignored) and filename
+// "cv-valid-SET/sample-NNNNNN.mp3". The audio is looked for relative to dir,
+// to the CSV's folder and to dir/cv-valid-SET/ (Kaggle's doubled folder);
+// rows whose MP3 is in none of them are left out (copies often hold only
+// part of a set). The cv-other-* sets (not validated, or voted down) are
+// never read. Common Voice 1 gives no speaker labels: Speaker is "", the
+// prompt is the transcript (one sentence was often read by several
+// people), Split the set ("valid-dev"). Clips are sorted by ID
+// ("cv-valid-dev/sample-000000").
+func ReadCommonVoice(dir string) ([]RealClip, error) {
+	var csvs []string
+	for _, pat := range []string{"cv-valid-*.csv", filepath.Join("cv-valid-*", "cv-valid-*.csv")} {
+		m, err := filepath.Glob(filepath.Join(dir, pat))
+		if err != nil {
+			return nil, err
+		}
+		csvs = append(csvs, m...)
+	}
+	seen := map[string]bool{}
+	var clips []RealClip
+	for _, p := range csvs {
+		set := strings.TrimSuffix(filepath.Base(p), ".csv")
+		if seen[set] {
+			continue // the same set in dir and dir/SET/
+		}
+		seen[set] = true
+		c, err := readCommonVoiceCSV(dir, p, set)
+		if err != nil {
+			return nil, err
+		}
+		clips = append(clips, c...)
+	}
+	if len(clips) == 0 {
+		return nil, fmt.Errorf("commonvoice: no cv-valid-*.csv with its MP3s in %s", dir)
+	}
+	sort.Slice(clips, func(i, j int) bool { return clips[i].ID < clips[j].ID })
+	return clips, nil
+}
+
+// readCommonVoiceCSV reads one Common Voice 1 set's CSV.
+func readCommonVoiceCSV(dir, path, set string) ([]RealClip, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("commonvoice: %w", err)
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.FieldsPerRecord = -1
+	recs, err := r.ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("commonvoice: %w", err)
+	}
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("commonvoice: %s is empty", path)
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))] = i
+	}
+	fi, ok1 := col["filename"]
+	ti, ok2 := col["text"]
+	if !ok1 || !ok2 {
+		return nil, fmt.Errorf("commonvoice: %s: header has no filename and text columns", path)
+	}
+	bases := []string{dir, filepath.Dir(path), filepath.Join(dir, set)}
+	var clips []RealClip
+	for n, rec := range recs[1:] {
+		if len(rec) <= max(fi, ti) {
+			return nil, fmt.Errorf("commonvoice: %s:%d: too few fields", path, n+2)
+		}
+		name := filepath.ToSlash(strings.TrimSpace(rec[fi]))
+		if !strings.HasSuffix(name, ".mp3") || strings.Contains(name, "..") || strings.HasPrefix(name, "/") {
+			return nil, fmt.Errorf("commonvoice: %s:%d: filename %q is not a relative .mp3 path", path, n+2, name)
+		}
+		audio := ""
+		for _, b := range bases {
+			if p := filepath.Join(b, filepath.FromSlash(name)); fileExists(p) {
+				audio = p
+				break
+			}
+		}
+		if audio == "" {
+			continue
+		}
+		text := strings.Join(strings.Fields(rec[ti]), " ")
+		clips = append(clips, RealClip{Source: "commonvoice", ID: strings.TrimSuffix(name, ".mp3"), Path: audio,
+			Text: text, Prompt: strings.ToLower(text), Split: strings.TrimPrefix(set, "cv-")})
+	}
 	return clips, nil
 }

@@ -214,3 +214,48 @@ func TestReadAudioMNIST(t *testing.T) {
 		t.Error("an empty directory was accepted")
 	}
 }
+
+// Common Voice 1: validated sets only, audio found in the copy's layouts,
+// rows without audio left out, other columns ignored.
+func TestReadCommonVoice(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"cv-valid-dev/cv-valid-dev.csv": "filename,text,up_votes,down_votes,age,gender,accent,duration,generated_text\n" +
+			"cv-valid-dev/sample-000001.mp3,then why should they  be surprised,2,0,,,,3.6,then why\n" +
+			"cv-valid-dev/sample-000000.mp3,be careful with your prognostications,1,0,twenties,male,us,5.1,x\n" +
+			"cv-valid-dev/sample-000002.mp3,not in this copy,1,0,,,,2.0,\n",
+		"cv-valid-dev/sample-000000.mp3":                "x",
+		"cv-valid-dev/sample-000001.mp3":                "x",
+		"cv-valid-test.csv":                             "\ufefffilename,text,up_votes\ncv-valid-test/sample-000007.mp3,Hello there,3\n",
+		"cv-valid-test/cv-valid-test/sample-000007.mp3": "x", // Kaggle's doubled folder
+		"cv-other-dev.csv":                              "filename,text\ncv-other-dev/sample-000000.mp3,voted down\n",
+		"cv-other-dev/sample-000000.mp3":                "x",
+	})
+	clips, err := ReadCommonVoice(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(clips) != 3 {
+		t.Fatalf("got %d clips, want 3: %+v", len(clips), clips)
+	}
+	c := clips[0]
+	if c.ID != "cv-valid-dev/sample-000000" || c.Text != "be careful with your prognostications" || c.Source != "commonvoice" ||
+		c.Speaker != "" || c.Split != "valid-dev" || c.Prompt != c.Text || filepath.Base(c.Path) != "sample-000000.mp3" {
+		t.Errorf("clip 0: %+v", c)
+	}
+	if clips[1].Text != "then why should they be surprised" {
+		t.Errorf("clip 1 text %q", clips[1].Text)
+	}
+	if c := clips[2]; c.ID != "cv-valid-test/sample-000007" || c.Prompt != "hello there" || c.Split != "valid-test" ||
+		c.Path != filepath.Join(dir, "cv-valid-test", "cv-valid-test", "sample-000007.mp3") {
+		t.Errorf("clip 2: %+v", c)
+	}
+	if _, err := ReadCommonVoice(t.TempDir()); err == nil {
+		t.Error("empty dir: want an error")
+	}
+	bad := t.TempDir()
+	writeFiles(t, bad, map[string]string{"cv-valid-dev.csv": "file,sentence\na.mp3,x\n"})
+	if _, err := ReadCommonVoice(bad); err == nil || !strings.Contains(err.Error(), "header") {
+		t.Errorf("bad header: got %v", err)
+	}
+}
