@@ -83,6 +83,8 @@ type options struct {
 	precise     string
 	audiomnist  string
 	amnistDev   int
+	commonvoice string
+	cvDev       float64
 
 	// festival voices (festival.go)
 	festivalHours float64
@@ -125,6 +127,8 @@ func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&o.precise, "precise", "", "import the public-domain English recordings of Mycroft's Precise-Community-Data from this `dir` (github.com/MycroftAI/Precise-Community-Data layout) into precise_train.jsonl")
 	fs.StringVar(&o.audiomnist, "audiomnist", "", "import AudioMNIST's spoken digits from this `dir` (github.com/soerenab/AudioMNIST layout) into audiomnist_train.jsonl and audiomnist_dev.jsonl")
 	fs.IntVar(&o.amnistDev, "audiomnist-dev", 6, "AudioMNIST speakers held out as audiomnist_dev.jsonl")
+	fs.StringVar(&o.commonvoice, "commonvoice", "", "import the validated clips of Mozilla Common Voice's first release (CC0) from this `dir` (cv-valid-*.csv and their MP3s, cv_corpus_v1 layout; needs ffmpeg) into commonvoice_train.jsonl and commonvoice_dev.jsonl")
+	fs.Float64Var(&o.cvDev, "commonvoice-dev", 0.05, "share of Common Voice sentences (every take of each) held out as commonvoice_dev.jsonl")
 	fs.IntVar(&o.realCopies, "real-copies", 2, "augmented copies of each real training clip (speed 0.85-1.15, then reverb, noise, babble, telephone, gain)")
 	fs.IntVar(&o.so762Dev, "so762-dev", 25, "speechocean762 test-split speakers held out as so762_dev.jsonl")
 	fs.Float64Var(&o.kathleenDev, "kathleen-dev", 0.1, "share of Kathleen's prompts (whole prompts) held out as kathleen_dev.jsonl")
@@ -132,7 +136,7 @@ func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.IntVar(&o.festivalDev, "festival-dev", 150, "dev prompts spoken by festival with -festival-hours")
 	fs.Float64Var(&o.nonspeechHours, "nonspeech-hours", 0, "write about this many `hours` of non-speech clips (music, music under noise, steady noise; empty text, \"nonspeech\": true) instead of the usual corpus: nonspeech_train.jsonl")
 	fs.StringVar(&o.nonspeechMusic, "nonspeech-music", defaultNonspeechMusic, "comma-separated `dirs` of instrumental music files (Ogg, MP3, FLAC, WAV, MOD/XM/IT/S3M) for -nonspeech-hours (\"\": noise only)")
-	fs.StringVar(&o.ffmpeg, "ffmpeg", "ffmpeg", "ffmpeg `binary` decoding the -nonspeech-music files")
+	fs.StringVar(&o.ffmpeg, "ffmpeg", "ffmpeg", "ffmpeg `binary` decoding the -nonspeech-music files and the -commonvoice MP3s")
 	fs.IntVar(&o.numbersDev, "numbers-dev", 0, "write only OUT/numbers_dev.jsonl: this many sentences with written numbers, dates, prices, times and abbreviations, spoken by held-out espeak voices in readings that often differ from heed's default, gold times per written token (needs espeak-ng)")
 	fs.Float64Var(&o.numbersAlt, "numbers-alt-share", 0.75, "with -numbers-dev: the share of tokens with several readings spoken in one other than heed's default (0: all in the default)")
 	fs.BoolVar(&o.worker, "worker", false, "internal: run as a worker process on a chunk of jobs read from stdin")
@@ -186,8 +190,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.hours < 0 || o.noisyHours < 0 || o.devMinutes < 0 || o.jobs < 1 || o.fliteShare < 0 || o.fsddShare < 0 || o.fliteShare+o.fsddShare > 1 || o.aug < 0 || o.aug > 1 || o.devFrac <= 0 || o.devFrac >= 1 || o.testGlued < 0 {
 		return fmt.Errorf("%w: flag value out of range", errUsage)
 	}
-	if o.speechocean != "" || o.kathleen != "" || o.wakeword != "" || o.mfa != "" || o.precise != "" || o.audiomnist != "" {
-		if o.realCopies < 0 || o.so762Dev < 0 || o.kathleenDev < 0 || o.kathleenDev >= 1 || o.amnistDev < 0 || o.jobs < 1 {
+	if o.speechocean != "" || o.kathleen != "" || o.wakeword != "" || o.mfa != "" || o.precise != "" || o.audiomnist != "" || o.commonvoice != "" {
+		if o.realCopies < 0 || o.so762Dev < 0 || o.kathleenDev < 0 || o.kathleenDev >= 1 || o.amnistDev < 0 || o.cvDev < 0 || o.cvDev >= 1 || o.jobs < 1 {
 			return fmt.Errorf("%w: flag value out of range", errUsage)
 		}
 		return importReal(ctx, &o, stderr)

@@ -33,8 +33,8 @@ import (
 //	DIR/kathleen_dev.jsonl   Kathleen's held-out ARCTIC prompts (whole
 //	                         prompts: every take of a held-out prompt)
 //
-// and, from -mfa D, -precise D and -audiomnist D, manifests of their own
-// (so that a training run can weigh them apart):
+// and, from -mfa D, -precise D, -audiomnist D and -commonvoice D, manifests
+// of their own (so that a training run can weigh them apart):
 //
 //	DIR/mfa_train.jsonl         the Montreal Forced Aligner's English test
 //	                            recordings (corpus.ReadMFA), all training
@@ -44,6 +44,12 @@ import (
 //	DIR/audiomnist_train.jsonl  AudioMNIST's spoken digits
 //	DIR/audiomnist_dev.jsonl    AudioMNIST's held-out speakers (-audiomnist-dev
 //	                            of them, by a fixed hash order), clean only
+//	DIR/commonvoice_train.jsonl Common Voice 1's validated English clips
+//	                            (corpus.ReadCommonVoice; MP3, decoded by ffmpeg)
+//	DIR/commonvoice_dev.jsonl   its held-out sentences (-commonvoice-dev of
+//	                            them by a fixed hash, every take of each),
+//	                            clean only; Common Voice 1 names no speakers,
+//	                            so a voice may be in both sets
 //
 // each training clip with -real-copies augmented copies too, and the manifests
 // of a group written only when one of its flags is given. The audio is 16 kHz
@@ -52,9 +58,10 @@ import (
 // token that cannot be spoken (nothing in a-z after normalising although it
 // has letters or digits), markup ("<cutoff-forced>", "[laughter]") or, in
 // the aligner's recordings, a hesitation heed's other transcripts never
-// write ("uh", "um") is logged and skipped, never guessed. The
-// speechocean762 speakers reserved for independent evaluation are never
-// read (corpus.ReservedSO762).
+// write ("uh", "um") is logged and skipped, never guessed, and so is a
+// Common Voice clip longer than cvMaxSeconds (the longest are mostly
+// silence around a sentence). The speechocean762 speakers reserved for
+// independent evaluation are never read (corpus.ReservedSO762).
 
 // realClip is a clip planned for import: where it goes and how.
 type realClip struct {
@@ -73,7 +80,12 @@ var realSets = []struct{ set, file string }{
 	{"precise_train", "precise_train.jsonl"},
 	{"audiomnist_train", "audiomnist_train.jsonl"},
 	{"audiomnist_dev", "audiomnist_dev.jsonl"},
+	{"commonvoice_train", "commonvoice_train.jsonl"},
+	{"commonvoice_dev", "commonvoice_dev.jsonl"},
 }
+
+// cvMaxSeconds is the longest Common Voice clip imported.
+const cvMaxSeconds = 20
 
 // wantedSets reports which sets' manifests an import with options o writes.
 func wantedSets(o *options) map[string]bool {
@@ -89,6 +101,9 @@ func wantedSets(o *options) map[string]bool {
 	}
 	if o.audiomnist != "" {
 		w["audiomnist_train"], w["audiomnist_dev"] = true, true
+	}
+	if o.commonvoice != "" {
+		w["commonvoice_train"], w["commonvoice_dev"] = true, true
 	}
 	return w
 }
@@ -171,7 +186,8 @@ func planReal(o *options, log io.Writer) ([]realClip, error) {
 	for _, src := range []struct {
 		dir  string
 		read func(string) ([]corpus.RealClip, error)
-	}{{o.mfa, corpus.ReadMFA}, {o.precise, corpus.ReadPrecise}, {o.audiomnist, corpus.ReadAudioMNIST}} {
+	}{{o.mfa, corpus.ReadMFA}, {o.precise, corpus.ReadPrecise}, {o.audiomnist, corpus.ReadAudioMNIST},
+		{o.commonvoice, corpus.ReadCommonVoice}} {
 		if src.dir == "" {
 			continue
 		}
@@ -202,7 +218,9 @@ func planReal(o *options, log io.Writer) ([]realClip, error) {
 			set = "kathleen_dev"
 		case c.Source == "audiomnist" && amnistDev[c.Speaker]:
 			set = "audiomnist_dev"
-		case c.Source == "mfa" || c.Source == "precise" || c.Source == "audiomnist":
+		case c.Source == "commonvoice" && heldOut("cv:"+c.Prompt, o.cvDev):
+			set = "commonvoice_dev"
+		case c.Source == "mfa" || c.Source == "precise" || c.Source == "audiomnist" || c.Source == "commonvoice":
 			set = c.Source + "_train"
 		}
 		out = append(out, realClip{RealClip: c, set: set, text: s})
@@ -235,7 +253,109 @@ func hashedSpeakers(clips []corpus.RealClip, n int, keep func(corpus.RealClip) b
 	return dev
 }
 
-// loadRealAudio reads a clip's audio at 16 kHz mono: WAV directly, FLAC
+// audioLoader reads the clips' audio.
+type audioLoader struct {
+	ffmpeg  string
+	decoded map[string]string // MP3 path -> its 16 kHz WAV decoded by predecode
+}
+
+// isMP3 reports whether path names an MP3 file.
+func isMP3(path string) bool { return strings.EqualFold(filepath.Ext(path), ".mp3") }
+
+// mp3Batch is how many MP3s one ffmpeg process decodes: starting ffmpeg
+// costs far more than decoding a sentence.
+const mp3Batch = 64
+
+// predecode decodes the MP3s among paths into 16 kHz mono 16-bit WAV files
+// in dir, mp3Batch files per ffmpeg run, jobs runs at a time. A batch that
+// fails is retried in halves (decodeSplitting); a file that fails alone is
+// left out of the map, so that load reports its error.
+func (l *audioLoader) predecode(ctx context.Context, paths []string, dir string, jobs int) error {
+	var mp3s []string
+	for _, p := range paths {
+		if isMP3(p) {
+			mp3s = append(mp3s, p)
+		}
+	}
+	if len(mp3s) == 0 {
+		return nil
+	}
+	l.decoded = map[string]string{}
+	var mu sync.Mutex
+	nb := (len(mp3s) + mp3Batch - 1) / mp3Batch
+	return par.ForEach(ctx, nb, jobs, func(b int) error {
+		in := mp3s[b*mp3Batch : min((b+1)*mp3Batch, len(mp3s))]
+		outs := make([]string, len(in))
+		for i := range in {
+			outs[i] = filepath.Join(dir, fmt.Sprintf("%06d.wav", b*mp3Batch+i))
+		}
+		done := map[string]string{}
+		l.decodeSplitting(ctx, in, outs, done)
+		mu.Lock()
+		for k, v := range done {
+			l.decoded[k] = v
+		}
+		mu.Unlock()
+		return ctx.Err()
+	})
+}
+
+// decodeSplitting decodes in to outs with one ffmpeg run, or, when that
+// fails, each half the same way, down to single files; what was decoded
+// goes into done.
+func (l *audioLoader) decodeSplitting(ctx context.Context, in, outs []string, done map[string]string) {
+	if err := l.ffmpegToWAV(ctx, in, outs); err == nil {
+		for i := range in {
+			done[in[i]] = outs[i]
+		}
+		return
+	}
+	if len(in) == 1 || ctx.Err() != nil {
+		return
+	}
+	h := len(in) / 2
+	l.decodeSplitting(ctx, in[:h], outs[:h], done)
+	l.decodeSplitting(ctx, in[h:], outs[h:], done)
+}
+
+// ffmpegToWAV decodes the files in to the WAV files outs with one ffmpeg
+// run.
+func (l *audioLoader) ffmpegToWAV(ctx context.Context, in, outs []string) error {
+	args := []string{"-nostdin", "-v", "error", "-y"}
+	for _, p := range in {
+		args = append(args, "-i", p)
+	}
+	for i, o := range outs {
+		args = append(args, "-map", fmt.Sprintf("%d:a:0", i), "-ac", "1", "-ar", fmt.Sprint(rate), "-c:a", "pcm_s16le", "-f", "wav", o)
+	}
+	var errb bytes.Buffer
+	cmd := exec.CommandContext(ctx, l.ffmpeg, args...)
+	cmd.Stderr = &errb
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("ffmpeg: %v: %s", err, strings.TrimSpace(errb.String()))
+	}
+	return nil
+}
+
+// load reads a clip's audio at 16 kHz mono: WAV directly, FLAC through the
+// flac(1) decoder (Debian package flac), MP3 from what predecode wrote or
+// else through ffmpeg (Debian package ffmpeg).
+func (l *audioLoader) load(path string) ([]float32, error) {
+	if isMP3(path) {
+		if w, ok := l.decoded[path]; ok {
+			c, err := audio.Load16k(w)
+			if err != nil {
+				return nil, err
+			}
+			return c.Samples, nil
+		}
+		return decodeWith(context.Background(), exec.Command(l.ffmpeg, "-nostdin", "-v", "error", "-i", path,
+			"-ac", "1", "-ar", fmt.Sprint(rate), "-f", "f32le", "-"))
+	}
+	return loadRealAudio(path)
+}
+
+// loadRealAudio reads a WAV or FLAC clip at 16 kHz mono: WAV directly, FLAC
 // through the flac(1) decoder (Debian package flac).
 func loadRealAudio(path string) ([]float32, error) {
 	if strings.EqualFold(filepath.Ext(path), ".flac") {
@@ -293,6 +413,26 @@ func importReal(ctx context.Context, o *options, stderr io.Writer) error {
 			}
 		}
 	}
+	// MP3s (Common Voice) are decoded first, many to one ffmpeg run, into a
+	// scratch folder removed at the end.
+	ld := &audioLoader{ffmpeg: o.ffmpeg}
+	var paths []string
+	for _, c := range clips {
+		if isMP3(c.Path) {
+			paths = append(paths, c.Path)
+		}
+	}
+	if len(paths) > 0 {
+		scratch, err := os.MkdirTemp(out, "mp3-decoded-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(scratch)
+		if err := ld.predecode(ctx, paths, scratch, o.jobs); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "heed-corpus: decoded %d of %d MP3s, %s\n", len(ld.decoded), len(paths), time.Since(start).Round(time.Second))
+	}
 	// Babble comes from training clips of other speakers: the first 24
 	// training clips in a fixed hash order, leaving out the sources of
 	// single words.
@@ -304,19 +444,23 @@ func importReal(ctx context.Context, o *options, stderr io.Writer) error {
 		}
 	}
 	sort.Slice(bcands, func(i, j int) bool { return fnvHash("babble:"+bcands[i].ID) < fnvHash("babble:"+bcands[j].ID) })
-	for _, c := range bcands[:min(24, len(bcands))] {
-		x, err := loadRealAudio(c.Path)
-		if err != nil {
-			return err
+	for _, c := range bcands {
+		if len(babble) == 24 {
+			break
 		}
-		babble = append(babble, x)
+		if x, err := ld.load(c.Path); err == nil { // a clip that cannot be read is logged below
+			babble = append(babble, x)
+		}
 	}
 	results := make([][]corpus.Utterance, len(clips))
 	var mu sync.Mutex
 	done := 0
 	err = par.ForEach(ctx, len(clips), o.jobs, func(i int) error {
 		c := clips[i]
-		x, err := loadRealAudio(c.Path)
+		x, err := ld.load(c.Path)
+		if err == nil && c.Source == "commonvoice" && len(x) > cvMaxSeconds*rate {
+			err = fmt.Errorf("%.1f s long, over %d s", float64(len(x))/rate, cvMaxSeconds)
+		}
 		if err != nil {
 			mu.Lock()
 			fmt.Fprintf(stderr, "heed-corpus: %s %s: skipped: %v\n", c.Source, c.ID, err)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -161,5 +162,87 @@ func TestImportExtraSources(t *testing.T) {
 	// 61-70968-0000 is never read).
 	if len(mt) != 4 || mt[0].Text != "so this is the sick corpus" {
 		t.Errorf("mfa_train: %+v", mt)
+	}
+}
+
+// Common Voice clips (MP3, decoded by ffmpeg) go to manifests of their own:
+// whole sentences held out as the dev set, clean; clips over cvMaxSeconds
+// and clips ffmpeg cannot read are logged and skipped.
+func TestImportCommonVoice(t *testing.T) {
+	if _, err := exec.LookPath("ffmpeg"); err != nil {
+		t.Skip("no ffmpeg")
+	}
+	raw := t.TempDir()
+	dir := filepath.Join(raw, "cv", "cv-valid-dev")
+	csv := "filename,text,up_votes,down_votes,age,gender,accent,duration\n"
+	var texts []string
+	for i := 0; i < 40; i++ {
+		texts = append(texts, fmt.Sprintf("sentence number %d", i))
+	}
+	for i := 0; i < 60; i++ {
+		name := fmt.Sprintf("cv-valid-dev/sample-%06d.mp3", i)
+		csv += fmt.Sprintf("%s,%s,2,0,,,,1.0\n", name, texts[i%len(texts)])
+		// ffmpeg goes by the content, so a WAV under an .mp3 name serves.
+		tone(t, filepath.Join(raw, "cv", filepath.FromSlash(name)), float64(200+5*i))
+	}
+	long := "cv-valid-dev/sample-000099.mp3"
+	csv += long + ",a very long one,2,0,,,,30.0\n"
+	// A file ffmpeg cannot read fails its batch; the rest of the batch is
+	// still decoded.
+	csv += "cv-valid-dev/sample-000098.mp3,a broken one,2,0,,,,1.0\n"
+	if err := os.WriteFile(filepath.Join(dir, "sample-000098.mp3"), []byte("not audio"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	x := make([]float32, (cvMaxSeconds+1)*rate)
+	for i := range x {
+		x[i] = float32(0.1 * math.Sin(float64(i)/10))
+	}
+	if err := writeWAV(filepath.Join(raw, "cv", filepath.FromSlash(long)), x); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cv-valid-dev.csv"), []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	out := t.TempDir()
+	var log strings.Builder
+	err := run(context.Background(), []string{"-out", out, "-commonvoice", filepath.Join(raw, "cv"), "-commonvoice-dev", "0.2",
+		"-real-copies", "1", "-jobs", "2", "-fsdd", ""}, io.Discard, &log)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	if !strings.Contains(log.String(), "commonvoice cv-valid-dev/sample-000099: skipped: 21.0 s long") ||
+		!strings.Contains(log.String(), "commonvoice cv-valid-dev/sample-000098: skipped:") {
+		t.Errorf("long clip not logged:\n%s", log.String())
+	}
+	train, err := corpus.ReadManifest(filepath.Join(out, "commonvoice_train.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, err := corpus.ReadManifest(filepath.Join(out, "commonvoice_dev.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	devText := map[string]bool{}
+	for _, u := range dev {
+		devText[u.Text] = true
+		if u.Aug != "" || u.Source != "commonvoice" || u.Duration != 0.25 {
+			t.Errorf("dev utterance %+v", u)
+		}
+	}
+	clean := 0
+	for _, u := range train {
+		if devText[u.Text] {
+			t.Errorf("dev sentence %q in training", u.Text)
+		}
+		if u.Aug == "" {
+			clean++
+		}
+	}
+	if len(dev) == 0 || clean == 0 || clean+len(dev) != 60 || len(train) != 2*clean {
+		t.Errorf("train %d (%d clean), dev %d; want 60 clean clips in all, one copy each in training", len(train), clean, len(dev))
+	}
+	if _, err := os.Stat(filepath.Join(out, "real_train.jsonl")); err == nil {
+		t.Error("real_train.jsonl written although its sources were not given")
 	}
 }
