@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode"
 )
 
 // RealClip is one recording of a real-speech source, as its upstream
@@ -458,9 +459,16 @@ func ReadAudioMNIST(dir string) ([]RealClip, error) {
 // rows whose MP3 is in none of them are left out (copies often hold only
 // part of a set). The cv-other-* sets (not validated, or voted down) are
 // never read. Common Voice 1 gives no speaker labels: Speaker is "", the
-// prompt is the transcript (one sentence was often read by several
-// people), Split the set ("valid-dev"). Clips are sorted by ID
-// ("cv-valid-dev/sample-000000").
+// prompt is the transcript in lower case without punctuation (one sentence
+// was often read by several people), Split the set ("valid-dev").
+//
+// Later releases' English folder is read too, where dir holds one as
+// en/validated.tsv (or validated.tsv) with en/clips/NAME.mp3: a TSV with
+// the columns client_id, path and sentence (and locale, which must then be
+// "en"), giving the speaker "cv-" and the first 16 hex digits of the
+// client_id, Split "validated" and the ID "en/NAME". No other language's
+// folder is read. Clips are sorted by ID ("cv-valid-dev/sample-000000",
+// "en/common_voice_en_78545").
 func ReadCommonVoice(dir string) ([]RealClip, error) {
 	var csvs []string
 	for _, pat := range []string{"cv-valid-*.csv", filepath.Join("cv-valid-*", "cv-valid-*.csv")} {
@@ -484,8 +492,20 @@ func ReadCommonVoice(dir string) ([]RealClip, error) {
 		}
 		clips = append(clips, c...)
 	}
+	for _, sub := range []string{"en", "."} {
+		p := filepath.Join(dir, sub, "validated.tsv")
+		if !fileExists(p) {
+			continue
+		}
+		c, err := readCommonVoiceTSV(p)
+		if err != nil {
+			return nil, err
+		}
+		clips = append(clips, c...)
+		break
+	}
 	if len(clips) == 0 {
-		return nil, fmt.Errorf("commonvoice: no cv-valid-*.csv with its MP3s in %s", dir)
+		return nil, fmt.Errorf("commonvoice: no cv-valid-*.csv or en/validated.tsv with its MP3s in %s", dir)
 	}
 	sort.Slice(clips, func(i, j int) bool { return clips[i].ID < clips[j].ID })
 	return clips, nil
@@ -538,7 +558,70 @@ func readCommonVoiceCSV(dir, path, set string) ([]RealClip, error) {
 		}
 		text := strings.Join(strings.Fields(rec[ti]), " ")
 		clips = append(clips, RealClip{Source: "commonvoice", ID: strings.TrimSuffix(name, ".mp3"), Path: audio,
-			Text: text, Prompt: strings.ToLower(text), Split: strings.TrimPrefix(set, "cv-")})
+			Text: text, Prompt: cvPrompt(text), Split: strings.TrimPrefix(set, "cv-")})
 	}
 	return clips, nil
+}
+
+// readCommonVoiceTSV reads a later Common Voice release's validated.tsv,
+// audio in clips/ beside it; rows whose MP3 is absent are left out.
+func readCommonVoiceTSV(path string) ([]RealClip, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("commonvoice: %w", err)
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\r\n"), "\n")
+	col := map[string]int{}
+	for i, h := range strings.Split(strings.TrimRight(lines[0], "\r"), "\t") {
+		col[strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))] = i
+	}
+	ci, ok1 := col["client_id"]
+	pi, ok2 := col["path"]
+	si, ok3 := col["sentence"]
+	li, hasLocale := col["locale"]
+	if !ok1 || !ok2 || !ok3 {
+		return nil, fmt.Errorf("commonvoice: %s: header has no client_id, path and sentence columns", path)
+	}
+	var clips []RealClip
+	for n, line := range lines[1:] {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		f := strings.Split(strings.TrimRight(line, "\r"), "\t")
+		if len(f) <= max(ci, pi, si) || hasLocale && len(f) <= li {
+			return nil, fmt.Errorf("commonvoice: %s:%d: too few fields", path, n+2)
+		}
+		if hasLocale && strings.TrimSpace(f[li]) != "en" {
+			continue
+		}
+		name := strings.TrimSpace(f[pi])
+		if !strings.HasSuffix(name, ".mp3") || strings.ContainsAny(name, "/\\") {
+			return nil, fmt.Errorf("commonvoice: %s:%d: path %q is not an .mp3 file name", path, n+2, name)
+		}
+		audio := filepath.Join(filepath.Dir(path), "clips", name)
+		if !fileExists(audio) {
+			continue
+		}
+		spk := strings.TrimSpace(f[ci])
+		if len(spk) > 16 {
+			spk = spk[:16]
+		}
+		if spk == "" {
+			return nil, fmt.Errorf("commonvoice: %s:%d: no client_id", path, n+2)
+		}
+		text := strings.Join(strings.Fields(f[si]), " ")
+		clips = append(clips, RealClip{Source: "commonvoice", ID: "en/" + strings.TrimSuffix(name, ".mp3"), Path: audio,
+			Text: text, Speaker: "cv-" + spk, Prompt: cvPrompt(text), Split: "validated"})
+	}
+	return clips, nil
+}
+
+// cvPrompt is the key of a Common Voice sentence: lower case, letters,
+// digits and apostrophes, single spaces ("What is it?" -> "what is it"),
+// so that Common Voice 1's unpunctuated copy of a sentence matches a later
+// release's.
+func cvPrompt(text string) string {
+	return strings.Join(strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
+	}), " ")
 }

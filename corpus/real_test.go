@@ -250,6 +250,28 @@ func TestReadCommonVoice(t *testing.T) {
 		c.Path != filepath.Join(dir, "cv-valid-test", "cv-valid-test", "sample-000007.mp3") {
 		t.Errorf("clip 2: %+v", c)
 	}
+	// A later release's English folder, beside Common Voice 1's sets.
+	writeFiles(t, dir, map[string]string{
+		"en/validated.tsv": "client_id\tpath\tsentence\tup_votes\tdown_votes\tage\tgender\taccent\tlocale\tsegment\n" +
+			"9febff4e08455ad630d0a31755117fc3\tcommon_voice_en_78545.mp3\tWhat is the forecast, then?\t2\t1\t\t\t\ten\t\n" +
+			"e59d17310bb3b545\tcommon_voice_en_1.mp3\tNot in this copy.\t2\t0\t\t\t\ten\t\n" +
+			"e59d17310bb3b545\tcommon_voice_de_2.mp3\tAnders.\t2\t0\t\t\t\tde\t\n",
+		"en/clips/common_voice_en_78545.mp3": "x",
+		"en/clips/common_voice_de_2.mp3":     "x",
+		"de/validated.tsv":                   "client_id\tpath\tsentence\nab\tcommon_voice_de_3.mp3\tNein.\n",
+		"de/clips/common_voice_de_3.mp3":     "x",
+	})
+	clips, err = ReadCommonVoice(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(clips) != 4 {
+		t.Fatalf("got %d clips, want 4: %+v", len(clips), clips)
+	}
+	if c := clips[3]; c.ID != "en/common_voice_en_78545" || c.Text != "What is the forecast, then?" || c.Prompt != "what is the forecast then" ||
+		c.Speaker != "cv-9febff4e08455ad6" || c.Split != "validated" || c.Path != filepath.Join(dir, "en", "clips", "common_voice_en_78545.mp3") {
+		t.Errorf("clip 3: %+v", c)
+	}
 	if _, err := ReadCommonVoice(t.TempDir()); err == nil {
 		t.Error("empty dir: want an error")
 	}

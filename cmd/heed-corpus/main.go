@@ -127,7 +127,7 @@ func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&o.precise, "precise", "", "import the public-domain English recordings of Mycroft's Precise-Community-Data from this `dir` (github.com/MycroftAI/Precise-Community-Data layout) into precise_train.jsonl")
 	fs.StringVar(&o.audiomnist, "audiomnist", "", "import AudioMNIST's spoken digits from this `dir` (github.com/soerenab/AudioMNIST layout) into audiomnist_train.jsonl and audiomnist_dev.jsonl")
 	fs.IntVar(&o.amnistDev, "audiomnist-dev", 6, "AudioMNIST speakers held out as audiomnist_dev.jsonl")
-	fs.StringVar(&o.commonvoice, "commonvoice", "", "import the validated clips of Mozilla Common Voice's first release (CC0) from this `dir` (cv-valid-*.csv and their MP3s, cv_corpus_v1 layout; needs ffmpeg) into commonvoice_train.jsonl and commonvoice_dev.jsonl")
+	fs.StringVar(&o.commonvoice, "commonvoice", "", "import the validated clips of Mozilla Common Voice's first release (CC0) from this `dir` (Common Voice 1's cv-valid-*.csv with their MP3s, and a later release's en/validated.tsv with en/clips/; needs ffmpeg) into commonvoice_train.jsonl and commonvoice_dev.jsonl")
 	fs.Float64Var(&o.cvDev, "commonvoice-dev", 0.05, "share of Common Voice sentences (every take of each) held out as commonvoice_dev.jsonl")
 	fs.IntVar(&o.realCopies, "real-copies", 2, "augmented copies of each real training clip (speed 0.85-1.15, then reverb, noise, babble, telephone, gain)")
 	fs.IntVar(&o.so762Dev, "so762-dev", 25, "speechocean762 test-split speakers held out as so762_dev.jsonl")

@@ -44,7 +44,7 @@ import (
 //	DIR/audiomnist_train.jsonl  AudioMNIST's spoken digits
 //	DIR/audiomnist_dev.jsonl    AudioMNIST's held-out speakers (-audiomnist-dev
 //	                            of them, by a fixed hash order), clean only
-//	DIR/commonvoice_train.jsonl Common Voice 1's validated English clips
+//	DIR/commonvoice_train.jsonl Common Voice's validated English clips
 //	                            (corpus.ReadCommonVoice; MP3, decoded by ffmpeg)
 //	DIR/commonvoice_dev.jsonl   its held-out sentences (-commonvoice-dev of
 //	                            them by a fixed hash, every take of each),
