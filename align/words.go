@@ -121,8 +121,12 @@ func AlignText(txt *normalize.Text, att []float32, T int, opts Options) ([]Word,
 			ev[k].Moved = math.Max(math.Abs(w.Start-before[k][0]), math.Abs(w.End-before[k][1]))
 			ev[k].Contrast = contrast
 		}
+		if opts.Seg != nil {
+			settledEvidence(ev, spoken, chars, opts.Seg, opts.FrameSec, opts.Offset, opts.Samples, opts.Rate)
+		}
 	}
 	if opts.Seg != nil {
+		pauseEvidence(ev, spoken, float64(T)*opts.FrameSec)
 		c := DefaultCalibration()
 		if opts.Calibration != nil {
 			c = *opts.Calibration
