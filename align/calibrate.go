@@ -42,10 +42,11 @@ type Evidence struct {
 	// of the audio the word was aligned in; 0 without refinement.
 	Contrast float64
 	// Pause is the time (seconds) from the word's end to the start of the
-	// next word placed (to the end of the audio after the last), at most
-	// MaxPause, after refinement. A word that ends at a pause of the
-	// aligner's making may have lost a weak last sound to it: a fricative
-	// after a stop's closure, a vowel's decay under noise.
+	// next word placed, at most MaxPause, after refinement; 0 for a word
+	// that ends a sentence or line (normalize.Token.Ends), which a pause
+	// is expected to follow. A word inside a sentence that ends at a pause
+	// may have lost a weak last sound to it: a fricative after a stop's
+	// closure, a vowel's decay under noise.
 	Pause float64
 }
 
@@ -53,8 +54,11 @@ type Evidence struct {
 // far apart say the two paths disagree; further apart says nothing more.
 const MaxApart = 0.5
 
-// MaxPause caps Evidence.Pause, seconds.
-const MaxPause = 0.5
+// MaxPause caps Evidence.Pause, seconds: the pauses that tell of a lost
+// sound on the dev sets are 100-250 ms, and a pause between sentences,
+// 300 ms or more, is no evidence against a word (a sentence's last word
+// counts none).
+const MaxPause = 0.2
 
 // NumFeatures is the number of features Calibration weighs (see Features).
 const NumFeatures = 3
@@ -88,7 +92,7 @@ type Calibration struct {
 // as can be while flagging at most one in ten of those placed right on any
 // dev set, and the confidence is not a probability.
 func DefaultCalibration() Calibration {
-	return Calibration{Bias: 2.81, Moved: 3.57, Settled: 3.14, Pause: 0.622}
+	return Calibration{Bias: 2.78, Moved: 3.66, Settled: 2.99, Pause: 0.779}
 }
 
 // Features returns the three features of e that Calibration weighs: moved
@@ -218,15 +222,19 @@ func settledEvidence(ev []Evidence, spoken []Word, chars string, seg *Segmentati
 
 // pauseEvidence fills in the Pause of ev, one Evidence per spoken word:
 // the time from each word's end to the start of the next word that is not
-// StatusInterpolated, or to end (seconds) after the last, at most MaxPause.
-func pauseEvidence(ev []Evidence, spoken []Word, end float64) {
-	next := end
+// StatusInterpolated, at most MaxPause; 0 for a word that ends a sentence
+// (ends[k], see sentenceEdges), where a pause is expected, and for
+// interpolated words.
+func pauseEvidence(ev []Evidence, spoken []Word, ends []bool) {
+	next := math.Inf(1)
 	for k := len(spoken) - 1; k >= 0; k-- {
 		w := spoken[k]
 		if w.Status == StatusInterpolated {
 			continue
 		}
-		ev[k].Pause = math.Min(math.Max(next-w.End, 0), MaxPause)
+		if !ends[k] {
+			ev[k].Pause = math.Min(math.Max(next-w.End, 0), MaxPause)
+		}
 		next = w.Start
 	}
 }

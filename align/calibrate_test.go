@@ -110,8 +110,8 @@ func TestCalibrate(t *testing.T) {
 }
 
 // TestPauseEvidence: the pause after a word runs to the next word that is
-// not interpolated (or to the end), is capped at MaxPause and is never
-// negative; interpolated words get none.
+// not interpolated, is capped at MaxPause and is never negative;
+// interpolated words and words that end a sentence get none.
 func TestPauseEvidence(t *testing.T) {
 	const tol = 1e-12
 	words := []Word{
@@ -120,11 +120,14 @@ func TestPauseEvidence(t *testing.T) {
 		{Start: 0.7, End: 0.8, Status: StatusInterpolated},
 		{Start: 0.9, End: 1.0, Status: StatusAligned},
 		{Start: 0.95, End: 1.2, Status: StatusAligned}, // overlaps the word before
-		{Start: 1.3, End: 1.5, Status: StatusAligned},
+		{Start: 1.3, End: 1.5, Status: StatusAligned},  // ends a sentence
+		{Start: 3, End: 3.5, Status: StatusAligned},
+		{Start: 3.6, End: 3.9, Status: StatusAligned}, // ends the text
 	}
+	ends := []bool{false, false, false, false, false, true, false, true}
 	ev := make([]Evidence, len(words))
-	pauseEvidence(ev, words, 3)
-	want := []float64{0.05, 0.3, 0, 0, 0.1, MaxPause}
+	pauseEvidence(ev, words, ends)
+	want := []float64{0.05, MaxPause, 0, 0, 0.1, 0, 0.1, 0}
 	for k := range words {
 		if math.Abs(ev[k].Pause-want[k]) > tol {
 			t.Errorf("word %d: pause %v, want %v", k, ev[k].Pause, want[k])
