@@ -13,7 +13,7 @@ import (
 
 func TestCalibrationConfidence(t *testing.T) {
 	const tol = 1e-12
-	c := Calibration{Bias: 2, Moved: 3, Apart: 1}
+	c := Calibration{Bias: 2, Moved: 3, Settled: 1, Pause: 0.5}
 	sigmoid := func(z float64) float64 { return 1 / (1 + math.Exp(-z)) }
 	tests := []struct {
 		name string
@@ -27,9 +27,11 @@ func TestCalibrationConfidence(t *testing.T) {
 		// 35 dB: half way from 20 to 50 dB.
 		{"moved at 35 dB counts half", Evidence{Moved: 0.1, Contrast: 35}, sigmoid(2 - 3*0.5)},
 		{"moved in clean audio does not count", Evidence{Moved: 0.3, Contrast: 60}, sigmoid(2)},
-		{"apart", Evidence{Apart: 0.2, Contrast: 60}, sigmoid(2 - 2)},
-		{"apart capped at MaxApart", Evidence{Apart: 3, Contrast: 60}, sigmoid(2 - MaxApart/0.1)},
-		{"attention and segment are not weighed", Evidence{Attention: 1, Segment: 0.1, Contrast: 60}, sigmoid(2)},
+		{"settled", Evidence{Settled: 0.2, Contrast: 60}, sigmoid(2 - 2)},
+		{"settled capped at MaxApart", Evidence{Settled: 3, Contrast: 60}, sigmoid(2 - MaxApart/0.1)},
+		{"pause", Evidence{Pause: 0.2, Contrast: 60}, sigmoid(2 - 0.5*2)},
+		{"pause capped at MaxPause", Evidence{Pause: 4, Contrast: 60}, sigmoid(2 - 0.5*MaxPause/0.1)},
+		{"attention, segment and apart are not weighed", Evidence{Attention: 1, Segment: 0.1, Apart: 0.4, Contrast: 60}, sigmoid(2)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -41,26 +43,28 @@ func TestCalibrationConfidence(t *testing.T) {
 }
 
 // TestDefaultCalibration checks the shipped map on the cases it was made
-// for: a word both paths agree on and no refinement moved is confident; one
-// the refinement moved 100 ms in noisy audio, or that the two paths place
-// 300 ms apart, is flagged; confidence never rises as the evidence worsens.
+// for: a word both refined paths agree on, that no refinement moved and
+// that no pause follows is confident; one the refinement moved 100 ms in noisy
+// audio, or that the two refined paths place 300 ms apart, is flagged;
+// confidence never rises as the evidence worsens.
 func TestDefaultCalibration(t *testing.T) {
 	c := DefaultCalibration()
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	good := Evidence{Apart: 0.02, Moved: 0.01, Contrast: 25}
+	good := Evidence{Settled: 0.01, Contrast: 25}
 	if got := c.Confidence(good); got < 0.9 {
 		t.Errorf("agreed, unmoved word: confidence %v, want at least 0.9", got)
 	}
-	for _, bad := range []Evidence{{Apart: 0.02, Moved: 0.1, Contrast: 20}, {Apart: 0.3, Moved: 0, Contrast: 60}} {
+	for _, bad := range []Evidence{{Settled: 0.02, Moved: 0.1, Contrast: 20}, {Settled: 0.3, Moved: 0, Contrast: 60}} {
 		if got := c.Confidence(bad); got >= FlagConfidence {
 			t.Errorf("%+v: confidence %v, want under %v", bad, got, FlagConfidence)
 		}
 	}
 	prev := 1.0
 	for ms := 0; ms <= 500; ms += 10 {
-		got := c.Confidence(Evidence{Moved: float64(ms) / 1000, Apart: float64(ms) / 2000, Contrast: 25})
+		s := float64(ms) / 1000
+		got := c.Confidence(Evidence{Moved: s, Settled: s / 2, Pause: s, Contrast: 25})
 		if got > prev || got <= 0 || got >= 1 {
 			t.Fatalf("at %d ms: confidence %v after %v: want it in (0, 1), never rising", ms, got, prev)
 		}
@@ -69,7 +73,7 @@ func TestDefaultCalibration(t *testing.T) {
 }
 
 func TestCalibrationValidate(t *testing.T) {
-	for _, c := range []Calibration{{Bias: math.NaN()}, {Moved: math.Inf(1)}, {Moved: -1}, {Apart: -0.1}} {
+	for _, c := range []Calibration{{Bias: math.NaN()}, {Moved: math.Inf(1)}, {Moved: -1}, {Settled: -0.1}, {Pause: -2}, {Pause: math.NaN()}} {
 		if c.Validate() == nil {
 			t.Errorf("Validate(%+v) = nil, want an error", c)
 		}
@@ -77,7 +81,7 @@ func TestCalibrationValidate(t *testing.T) {
 }
 
 func TestCalibrate(t *testing.T) {
-	c := Calibration{Bias: 2, Moved: 10, Apart: 1}
+	c := Calibration{Bias: 2, Moved: 10, Settled: 1}
 	words := []Word{
 		{Word: "a", Status: StatusAligned, Confidence: 0.1},
 		{Word: "b", Status: StatusAligned, Confidence: 0.9},
@@ -85,10 +89,10 @@ func TestCalibrate(t *testing.T) {
 		{Word: "d", Status: StatusUncertain, Confidence: 0.1},
 	}
 	ev := []Evidence{
-		{Contrast: 20},             // z = 2: aligned
-		{Moved: 0.1, Contrast: 20}, // z = -8: uncertain
-		{Moved: 1, Contrast: 20},   // interpolated: untouched
-		{Apart: 0.1, Contrast: 60}, // z = 1: aligned
+		{Contrast: 20},               // z = 2: aligned
+		{Moved: 0.1, Contrast: 20},   // z = -8: uncertain
+		{Moved: 1, Contrast: 20},     // interpolated: untouched
+		{Settled: 0.1, Contrast: 60}, // z = 1: aligned
 	}
 	Calibrate(words, ev, c)
 	want := []struct {
@@ -101,6 +105,32 @@ func TestCalibrate(t *testing.T) {
 		}
 		if (w.Evidence != nil) != (w.Status != StatusInterpolated) || w.Evidence != nil && *w.Evidence != ev[i] {
 			t.Errorf("word %s: evidence %v, want %v for status %s", w.Word, w.Evidence, ev[i], w.Status)
+		}
+	}
+}
+
+// TestPauseEvidence: the pause after a word runs to the next word that is
+// not interpolated, is capped at MaxPause and is never negative;
+// interpolated words and words that end a sentence get none.
+func TestPauseEvidence(t *testing.T) {
+	const tol = 1e-12
+	words := []Word{
+		{Start: 0, End: 0.3, Status: StatusAligned},
+		{Start: 0.35, End: 0.6, Status: StatusUncertain},
+		{Start: 0.7, End: 0.8, Status: StatusInterpolated},
+		{Start: 0.9, End: 1.0, Status: StatusAligned},
+		{Start: 0.95, End: 1.2, Status: StatusAligned}, // overlaps the word before
+		{Start: 1.3, End: 1.5, Status: StatusAligned},  // ends a sentence
+		{Start: 3, End: 3.5, Status: StatusAligned},
+		{Start: 3.6, End: 3.9, Status: StatusAligned}, // ends the text
+	}
+	ends := []bool{false, false, false, false, false, true, false, true}
+	ev := make([]Evidence, len(words))
+	pauseEvidence(ev, words, ends)
+	want := []float64{0.05, MaxPause, 0, 0, 0.1, 0, 0.1, 0}
+	for k := range words {
+		if math.Abs(ev[k].Pause-want[k]) > tol {
+			t.Errorf("word %d: pause %v, want %v", k, ev[k].Pause, want[k])
 		}
 	}
 }

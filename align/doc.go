@@ -23,8 +23,9 @@
 //   - Calibrate: with a CTC segmentation of the same transcript, each
 //     word's confidence becomes a logistic map (Calibration) of its
 //     Evidence: how far the energy refinement moved its edges in noisy
-//     audio and how far the attention path and the CTC segmentation put
-//     them apart; under FlagConfidence the word is StatusUncertain.
+//     audio, how far the attention path and the CTC segmentation put them
+//     apart once both are refined, and the pause after it inside its
+//     sentence; under FlagConfidence the word is StatusUncertain.
 //   - SplitAtSilences and Stitch: long audio is cut into pieces at pauses and
 //     the piece results are joined with their time offsets.
 //   - Formats and WriteFile: JSON, CTM, Praat TextGrid, SRT, WebVTT,

@@ -121,8 +121,13 @@ func AlignText(txt *normalize.Text, att []float32, T int, opts Options) ([]Word,
 			ev[k].Moved = math.Max(math.Abs(w.Start-before[k][0]), math.Abs(w.End-before[k][1]))
 			ev[k].Contrast = contrast
 		}
+		if opts.Seg != nil {
+			settledEvidence(ev, spoken, chars, opts.Seg, opts.FrameSec, opts.Offset, opts.Samples, opts.Rate)
+		}
 	}
 	if opts.Seg != nil {
+		_, ends := sentenceEdges(txt)
+		pauseEvidence(ev, spoken, ends)
 		c := DefaultCalibration()
 		if opts.Calibration != nil {
 			c = *opts.Calibration
@@ -202,18 +207,7 @@ const hugPerChar = 0.08
 // StatusUncertain. spoken holds one Word per spoken word of txt.
 func hugEdges(spoken []Word, txt *normalize.Text) {
 	n := len(spoken)
-	starts, ends := make([]bool, n), make([]bool, n)
-	off := txt.Offsets()
-	prevEnds := true
-	for ti, tok := range txt.Tokens {
-		if off[ti] == off[ti+1] {
-			prevEnds = prevEnds || tok.Ends
-			continue
-		}
-		starts[off[ti]] = prevEnds
-		ends[off[ti+1]-1] = tok.Ends
-		prevEnds = tok.Ends
-	}
+	starts, ends := sentenceEdges(txt)
 	weak := func(k int) bool { return spoken[k].Status != StatusAligned }
 	// bound returns the end of the last word before k that is not
 	// interpolated (or 0), and the start of the first after k (or +Inf).
@@ -276,6 +270,25 @@ func hugEdges(spoken []Word, txt *normalize.Text) {
 			t = b
 		}
 	}
+}
+
+// sentenceEdges reports, for every spoken word of txt, whether it starts
+// a sentence (or line) and whether it ends one (see normalize.Token.Ends).
+func sentenceEdges(txt *normalize.Text) (starts, ends []bool) {
+	off := txt.Offsets()
+	n := off[len(off)-1]
+	starts, ends = make([]bool, n), make([]bool, n)
+	prevEnds := true
+	for ti, tok := range txt.Tokens {
+		if off[ti] == off[ti+1] {
+			prevEnds = prevEnds || tok.Ends
+			continue
+		}
+		starts[off[ti]] = prevEnds
+		ends[off[ti+1]-1] = tok.Ends
+		prevEnds = tok.Ends
+	}
+	return starts, ends
 }
 
 // wordRanges returns the [start, end) byte ranges of the space-separated

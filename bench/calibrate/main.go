@@ -2,18 +2,21 @@
 // (align.Calibration) on dev sets with gold word times.
 //
 //	calibrate dump [-jobs N] MANIFEST... > words.tsv
-//	calibrate fit [-half even|odd|all] words.tsv...
+//	calibrate fit [-half even|odd|all] [-keep SHARE] words.tsv...
 //
 // dump aligns every utterance of the manifests (corpus format, gold
 // "words") with heed's aligner and the embedded model, and writes one line
 // per token: its manifest, utterance number, status, confidence, evidence
-// (align.Evidence), gold duration and boundary error (the larger of the
-// start and end errors, seconds).
+// (align.Evidence), duration, gold duration and boundary error (the larger
+// of the start and end errors, seconds), and its start and end errors
+// (heed's time minus the gold's).
 //
 // fit reads such lines (of the utterances of the chosen half, by utterance
 // number), labels a word 1 when its error is at most 50 ms and 0 when it is
 // more than 100 ms (others are left out), fits a logistic regression on
-// align.Features by Newton's method with both labels weighted equally, and
+// align.Features by Newton's method (every manifest weighing the same, and
+// both labels within it; see Fit), raises the bias until every manifest
+// keeps at least -keep of its words within 50 ms (see KeepBias), and
 // prints the weights as an align.Calibration and, per file, the flag's
 // precision and recall (flag: confidence under 0.5; off: more than 100 ms)
 // and the share of words within 50 ms kept (confidence at least 0.5),
@@ -36,6 +39,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -68,7 +72,11 @@ func main() {
 }
 
 // header names the columns dump writes.
-const header = "manifest\tutt\tword\tstatus\tconfidence\tattention\tsegment\tapart\tmoved\tcontrast\tduration\tgold_duration\terror"
+const header = "manifest\tutt\tword\tstatus\tconfidence\tattention\tsegment\tapart\tsettled\tmoved\tcontrast\tpause" +
+	"\tduration\tgold_duration\terror\tstart_error\tend_error"
+
+// columns is the number of columns of header.
+var columns = len(strings.Split(header, "\t"))
 
 func dump(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("dump", flag.ContinueOnError)
@@ -113,12 +121,14 @@ func dump(args []string, w io.Writer) error {
 				}
 				g := u.Words[j]
 				e := math.Max(math.Abs(h.Start-g.Start), math.Abs(h.End-g.End))
-				ev := align.Evidence{Apart: math.NaN(), Attention: math.NaN(), Segment: math.NaN(), Moved: math.NaN(), Contrast: math.NaN()}
+				nan := math.NaN()
+				ev := align.Evidence{Attention: nan, Segment: nan, Apart: nan, Settled: nan, Moved: nan, Contrast: nan, Pause: nan}
 				if h.Evidence != nil {
 					ev = *h.Evidence
 				}
-				lines[i] = append(lines[i], fmt.Sprintf("%s\t%d\t%s\t%s\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.1f\t%.4f\t%.4f\t%.4f",
-					path, i, h.Word, h.Status, h.Confidence, ev.Attention, ev.Segment, ev.Apart, ev.Moved, ev.Contrast, h.End-h.Start, g.End-g.Start, e))
+				lines[i] = append(lines[i], fmt.Sprintf("%s\t%d\t%s\t%s\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.1f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f",
+					path, i, h.Word, h.Status, h.Confidence, ev.Attention, ev.Segment, ev.Apart, ev.Settled, ev.Moved, ev.Contrast, ev.Pause,
+					h.End-h.Start, g.End-g.Start, e, h.Start-g.Start, h.End-g.End))
 			}
 			return nil
 		})
@@ -161,18 +171,18 @@ func readRows(path string) ([]row, error) {
 			continue
 		}
 		c := strings.Split(sc.Text(), "\t")
-		if len(c) != 13 {
-			return nil, fmt.Errorf("%s:%d: %d columns, want 13", path, n, len(c))
+		if len(c) != columns {
+			return nil, fmt.Errorf("%s:%d: %d columns, want %d", path, n, len(c), columns)
 		}
-		var v [10]float64
-		for i, s := range append([]string{c[1]}, c[4:]...) {
+		var v [12]float64 // utt, then the numbers from confidence to error
+		for i, s := range append([]string{c[1]}, c[4:15]...) {
 			if v[i], err = strconv.ParseFloat(s, 64); err != nil {
 				return nil, fmt.Errorf("%s:%d: %v", path, n, err)
 			}
 		}
-		r := row{file: c[0], utt: int(v[0]), conf: v[1], hypDur: v[7], goldDur: v[8], err: v[9]}
+		r := row{file: c[0], utt: int(v[0]), conf: v[1], hypDur: v[9], goldDur: v[10], err: v[11]}
 		if !math.IsNaN(v[2]) {
-			r.ev = &align.Evidence{Attention: v[2], Segment: v[3], Apart: v[4], Moved: v[5], Contrast: v[6]}
+			r.ev = &align.Evidence{Attention: v[2], Segment: v[3], Apart: v[4], Settled: v[5], Moved: v[6], Contrast: v[7], Pause: v[8]}
 		}
 		rows = append(rows, r)
 	}
@@ -182,11 +192,12 @@ func readRows(path string) ([]row, error) {
 func fit(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("fit", flag.ContinueOnError)
 	half := fs.String("half", "even", "utterances fitted on: even, odd or all (by utterance number)")
+	keep := fs.Float64("keep", 0.9, "least share of the words within 50 ms that every manifest keeps (confidence at least 0.5) on the half fitted; 0: the bias as fitted")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if fs.NArg() == 0 || (*half != "even" && *half != "odd" && *half != "all") {
-		return errors.New("fit: want -half even|odd|all and at least one words.tsv")
+	if fs.NArg() == 0 || (*half != "even" && *half != "odd" && *half != "all") || !(*keep >= 0 && *keep < 1) {
+		return errors.New("fit: want -half even|odd|all, -keep in [0, 1) and at least one words.tsv")
 	}
 	var all []row
 	for _, p := range fs.Args() {
@@ -199,8 +210,19 @@ func fit(args []string, w io.Writer) error {
 	in := func(r row) bool {
 		return *half == "all" || (r.utt%2 == 0) == (*half == "even")
 	}
-	var x [][2]float64
-	var y []float64
+	group := map[string]int{} // manifest -> its number, in order of appearance
+	var order []string
+	for _, r := range all {
+		if _, ok := group[r.file]; !ok {
+			group[r.file] = len(order)
+			order = append(order, r.file)
+		}
+	}
+	var (
+		x [][align.NumFeatures]float64
+		y []float64
+		g []int
+	)
 	for _, r := range all {
 		if !in(r) || r.ev == nil {
 			continue
@@ -213,20 +235,16 @@ func fit(args []string, w io.Writer) error {
 		default:
 			continue
 		}
-		x = append(x, align.Features(*r.ev))
+		x, g = append(x, align.Features(*r.ev)), append(g, group[r.file])
 	}
-	c, err := Fit(x, y)
+	c, err := Fit(x, y, g)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "fitted on %d words (%s half): align.Calibration{Bias: %.3g, Moved: %.3g, Apart: %.3g}\n", len(y), *half, c.Bias, c.Moved, c.Apart)
-	files := map[string]bool{}
-	var order []string
-	for _, r := range all {
-		if !files[r.file] {
-			files[r.file] = true
-			order = append(order, r.file)
-		}
+	fmt.Fprintf(w, "fitted on %d words (%s half): align.Calibration{Bias: %.3g, Moved: %.3g, Settled: %.3g, Pause: %.3g}\n", len(y), *half, c.Bias, c.Moved, c.Settled, c.Pause)
+	if *keep > 0 {
+		c.Bias = KeepBias(c, x, y, g, *keep)
+		fmt.Fprintf(w, "bias raised to keep %g of every manifest's right words: align.Calibration{Bias: %.3g, Moved: %.3g, Settled: %.3g, Pause: %.3g}\n", *keep, c.Bias, c.Moved, c.Settled, c.Pause)
 	}
 	fmt.Fprintf(w, "%-40s %-5s %6s %5s | %-30s | %-30s\n", "manifest", "half", "words", "off", "fitted: prec rec kept %", "as dumped: prec rec kept %")
 	for _, file := range order {
@@ -253,53 +271,65 @@ func fit(args []string, w io.Writer) error {
 	return nil
 }
 
-// Fit returns the Calibration that maximises the equally weighted
-// log-likelihood of labels y (1: placed right, 0: off) given features x
-// (align.Features), by Newton's method with a small ridge (1e-3) on the
-// feature weights. It returns an error without both labels, or when
+// Fit returns the Calibration that maximises the weighted log-likelihood
+// of labels y (1: placed right, 0: off) given features x (align.Features),
+// by Newton's method with a small ridge (1e-3) on the feature weights.
+// Words come in groups (group[i], one per dev set): every group weighs as
+// much as any other, and within a group both labels weigh the same, so
+// that neither a large set nor the many words placed right drown the rest.
+// It returns an error when a group lacks one of the labels, or when
 // Newton's method meets a singular system or does not converge in 100
-// steps. It panics if len(x) != len(y).
-func Fit(x [][2]float64, y []float64) (align.Calibration, error) {
-	if len(x) != len(y) {
+// steps. It panics if x, y and group differ in length.
+func Fit(x [][align.NumFeatures]float64, y []float64, group []int) (align.Calibration, error) {
+	if len(x) != len(y) || len(y) != len(group) {
 		panic("calibrate: Fit: length mismatch")
 	}
-	var n1, n0 float64
-	for _, v := range y {
-		if v == 1 {
-			n1++
-		} else {
-			n0++
+	type key struct {
+		group int
+		label float64
+	}
+	count := map[key]float64{}
+	groups := map[int]bool{}
+	for i, v := range y {
+		count[key{group[i], v}]++
+		groups[group[i]] = true
+	}
+	for gr := range groups {
+		if count[key{gr, 0}] == 0 || count[key{gr, 1}] == 0 {
+			return align.Calibration{}, fmt.Errorf("fit: group %d needs words of both labels (%v right, %v off)", gr, count[key{gr, 1}], count[key{gr, 0}])
 		}
 	}
-	if n1 == 0 || n0 == 0 {
-		return align.Calibration{}, fmt.Errorf("fit: need words of both labels (%v right, %v off)", n1, n0)
+	if len(groups) == 0 {
+		return align.Calibration{}, errors.New("fit: no words")
 	}
-	w1, w0 := 0.5*float64(len(y))/n1, 0.5*float64(len(y))/n0
+	const n = align.NumFeatures + 1
 	const ridge = 1e-3
-	var b [3]float64 // z = b·[1 f0 f1]
+	var b [n]float64 // z = b·[1 f...]
 	for it := 0; it < 100; it++ {
-		var g [3]float64
-		var H [3][3]float64
+		var gr [n]float64
+		var H [n][n]float64
 		for i, f := range x {
-			v := [3]float64{1, f[0], f[1]}
-			z := b[0] + b[1]*v[1] + b[2]*v[2]
-			p := 1 / (1 + math.Exp(-z))
-			wt := w0
-			if y[i] == 1 {
-				wt = w1
-			}
+			var v [n]float64
+			v[0] = 1
+			copy(v[1:], f[:])
+			z := 0.0
 			for j := range v {
-				g[j] += wt * (y[i] - p) * v[j]
+				z += b[j] * v[j]
+			}
+			p := 1 / (1 + math.Exp(-z))
+			wt := float64(len(y)) / (2 * float64(len(groups)) * count[key{group[i], y[i]}])
+			for j := range v {
+				gr[j] += wt * (y[i] - p) * v[j]
 				for k := range v {
 					H[j][k] += wt * p * (1 - p) * v[j] * v[k]
 				}
 			}
 		}
-		for j := 1; j < 3; j++ {
-			g[j] -= ridge * b[j]
+		for j := 1; j < n; j++ {
+			gr[j] -= ridge * b[j]
 			H[j][j] += ridge
 		}
-		d, ok := solve3(H, g)
+		d, ok := solve(H, gr)
 		if !ok {
 			return align.Calibration{}, errors.New("fit: singular system (a feature without variation?)")
 		}
@@ -309,17 +339,42 @@ func Fit(x [][2]float64, y []float64) (align.Calibration, error) {
 			step = math.Max(step, math.Abs(d[j]))
 		}
 		if step < 1e-9 {
-			// Calibration's z = Bias − Moved·f0 − Apart·f1.
-			return align.Calibration{Bias: b[0], Moved: -b[1], Apart: -b[2]}, nil
+			// Calibration's z = Bias − Σ weight·feature.
+			return align.Calibration{Bias: b[0], Moved: -b[1], Settled: -b[2], Pause: -b[3]}, nil
 		}
 	}
 	return align.Calibration{}, errors.New("fit: Newton's method did not converge in 100 steps")
 }
 
-// solve3 solves A x = v by Gaussian elimination with partial pivoting; ok
+// KeepBias returns the least bias, no less than c.Bias, at which every
+// group of words (as in Fit) keeps at least a share keep of its words
+// labelled 1 (placed right) at a confidence of 0.5 or more.
+func KeepBias(c align.Calibration, x [][align.NumFeatures]float64, y []float64, group []int, keep float64) float64 {
+	w := c.Weights()
+	need := map[int][]float64{} // per group: the bias each right word needs
+	for i, f := range x {
+		if y[i] != 1 {
+			continue
+		}
+		s := 0.0
+		for j := range f {
+			s += w[j] * f[j]
+		}
+		need[group[i]] = append(need[group[i]], s)
+	}
+	bias := c.Bias
+	for _, s := range need {
+		sort.Float64s(s)
+		k := int(math.Ceil(keep*float64(len(s)))) - 1
+		bias = math.Max(bias, s[max(k, 0)])
+	}
+	return bias
+}
+
+// solve solves A x = v by Gaussian elimination with partial pivoting; ok
 // is false for a (nearly) singular A.
-func solve3(A [3][3]float64, v [3]float64) (x [3]float64, ok bool) {
-	const n = 3
+func solve(A [align.NumFeatures + 1][align.NumFeatures + 1]float64, v [align.NumFeatures + 1]float64) (x [align.NumFeatures + 1]float64, ok bool) {
+	const n = align.NumFeatures + 1
 	for c := 0; c < n; c++ {
 		p := c
 		for r := c + 1; r < n; r++ {
