@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -450,8 +451,11 @@ func (a *Aligner) encodePieces(ctx context.Context, samples []float32, pieces []
 // goes with the nearest such token of its sentence: the one after it if
 // no such token comes before it in the sentence, else the one before it
 // (a weak word at a sentence's start would otherwise follow a stray
-// character into the pause or music before it). A nil seg gives every
-// token to the first piece. It returns the token ranges as boundaries:
+// character into the pause or music before it). A sentence without any
+// such token (a voice the model hears poorly) goes where seg placed its
+// words, however weakly: following the sentence before it instead would
+// put it in that sentence's piece, possibly seconds early. A nil seg
+// gives every token to the first piece. It returns the token ranges as boundaries:
 // piece i gets tokens [b[i], b[i+1]).
 func tokenPieces(txt *normalize.Text, chars string, seg *Segmentation, firstFrame []int) []int {
 	n := len(firstFrame) - 1
@@ -465,27 +469,35 @@ func tokenPieces(txt *normalize.Text, chars string, seg *Segmentation, firstFram
 	ranges := wordRanges(chars)
 	off := txt.Offsets()
 	nt := len(txt.Tokens)
-	piece := make([]int, nt) // -1: no strong word
+	piece := make([]int, nt)  // -1: no strong word
+	placed := make([]int, nt) // the piece of a placed word, however weak; -1: none
 	for ti := range txt.Tokens {
-		piece[ti] = -1
-		if w := off[ti]; w < off[ti+1] && seg.Placed[w] && seg.Conf[w] >= pieceConf {
+		piece[ti], placed[ti] = -1, -1
+		if w := off[ti]; w < off[ti+1] && seg.Placed[w] {
 			r := ranges[w]
 			mid := (seg.Spans[r[0]].Start + seg.Spans[r[1]-1].End) / 2
 			p := 0
 			for p+1 < n && firstFrame[p+1] <= mid {
 				p++
 			}
-			piece[ti] = p
+			placed[ti] = p
+			if seg.Conf[w] >= pieceConf {
+				piece[ti] = p
+			}
 		}
 	}
 	// Weak tokens: forward within the sentence from its last strong token,
-	// else backward from the sentence's first strong token.
+	// else backward from the sentence's first strong token. A sentence
+	// with no strong token takes the weak placements first.
 	for s := 0; s < nt; {
 		e := s
 		for e < nt && !txt.Tokens[e].Ends {
 			e++
 		}
 		e = min(e+1, nt) // tokens [s, e) form a sentence
+		if !slices.ContainsFunc(piece[s:e], func(p int) bool { return p >= 0 }) {
+			copy(piece[s:e], placed[s:e])
+		}
 		last := -1
 		for ti := s; ti < e; ti++ {
 			if piece[ti] >= 0 {
