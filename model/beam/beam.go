@@ -35,6 +35,12 @@
 // leaves the beam (see dropHopeless: the best hypothesis stays the same).
 // At MaxLen labels every live hypothesis is ended with EOS.
 //
+// With Options.ScoreBeam > 0 the search is no longer exact: a live
+// hypothesis scoring more than ScoreBeam below the best candidate of its
+// step leaves the beam (a "score beam", as in Kaldi's lattice beam), which
+// saves the decoder steps and CTC prefix scores of hypotheses that would
+// rarely win. Finished hypotheses are kept. 0 is the exact search.
+//
 // # Memory
 //
 // A hypothesis' labels are one node of a tree (its last label and its
@@ -132,6 +138,10 @@ type Options struct {
 	// LengthBonus is β, added to the score per output label (EOS
 	// excluded); ≥ 0. Counteracts the bias toward short outputs.
 	LengthBonus float64
+	// ScoreBeam, when > 0, drops every live hypothesis whose score is
+	// more than ScoreBeam (natural-log units) below the best candidate of
+	// its step; 0 keeps all Beam best (the exact search).
+	ScoreBeam float64
 	// Done, when not nil, stops the search before the next step once it
 	// is closed (pass a context's Done); Search then returns nil.
 	Done <-chan struct{}
@@ -206,7 +216,8 @@ type candidate struct {
 //
 // Search panics on invalid options or shapes: Beam < 1, V < 2, EOS outside
 // [0, V), CTCWeight outside [0, 1], negative LMWeight or LengthBonus,
-// CTCWeight > 0 without T·V log-probabilities, or MaxLen = 0 with T = 0.
+// CTCWeight > 0 without T·V log-probabilities, MaxLen = 0 with T = 0, or a
+// negative or NaN ScoreBeam.
 // It returns no hypotheses only when every candidate scored −Inf.
 func Search(start Decoder, ctcLogProbs []float32, T, V int, lm LM, opt Options) []Hypothesis {
 	lambda, mu, beta := opt.CTCWeight, opt.LMWeight, opt.LengthBonus
@@ -221,6 +232,8 @@ func Search(start Decoder, ctcLogProbs []float32, T, V int, lm LM, opt Options) 
 		panic("beam: Options.CTCWeight must be in [0, 1]")
 	case !(mu >= 0) || !(beta >= 0):
 		panic("beam: Options.LMWeight and LengthBonus must be non-negative")
+	case !(opt.ScoreBeam >= 0):
+		panic("beam: Options.ScoreBeam must be non-negative")
 	case lambda > 0 && (T < 1 || len(ctcLogProbs) < T*V):
 		panic("beam: CTCWeight > 0 needs (T, V) CTC log-probabilities")
 	case start == nil && lambda != 1:
@@ -397,7 +410,7 @@ func Search(start Decoder, ctcLogProbs []float32, T, V int, lm LM, opt Options) 
 			}
 		}
 		if useCTC {
-			cands = lazy.resolve(cands, opt.Beam, lambda, func(c *candidate) {
+			cands = lazy.resolve(cands, opt.Beam, lambda, opt.ScoreBeam, func(c *candidate) {
 				c.ctcSt = scorer.Extend(getState(), live[c.parent].ctcSt, c.tok)
 				c.ctc = c.ctcSt.Score
 			}, putState)
@@ -405,19 +418,29 @@ func Search(start Decoder, ctcLogProbs []float32, T, V int, lm LM, opt Options) 
 
 		// Keep the Beam best candidates, best first; ties go by hypothesis
 		// order, then token order (the candidates' order), as a stable sort
-		// would order them.
+		// would order them. With a score beam, live ones too far below the
+		// step's best are no candidates.
 		best.init(len(cands), func(i int) float64 { return cands[i].score })
 		next = next[:0]
-		for range min(opt.Beam, len(cands)) {
+		floor := math.Inf(-1)
+		for taken := 0; taken < opt.Beam && best.len() > 0; {
 			c := &cands[best.pop()]
+			if opt.ScoreBeam > 0 && math.IsInf(floor, -1) {
+				floor = c.score - opt.ScoreBeam // the first is the best
+			}
 			p := &live[c.parent]
 			h := hyp{node: p.node, n: p.n, att: c.att, ctc: c.ctc, lm: c.lm, score: c.score, lmSt: c.lmSt}
 			if c.tok == eos {
 				c.taken = true
+				taken++
 				finished = append(finished, h)
 				continue
 			}
+			if c.score < floor {
+				continue // below the score beam; its CTC state is released below
+			}
 			c.taken = true
+			taken++
 			nodes = append(nodes, labelNode{tok: int32(c.tok), parent: p.node})
 			h.node, h.n = int32(len(nodes)-1), p.n+1
 			h.dec, h.last, h.ctcSt, h.parent = p.decNext, c.tok, c.ctcSt, c.parent
@@ -549,8 +572,10 @@ type ctcLazy struct {
 // resolve fills in the pending CTC scores of cands that can be among the
 // beam best, by calling extend, and returns cands without the others and
 // without those whose exact score is −Inf, in their original order. The
-// states of the latter are handed to release.
-func (z *ctcLazy) resolve(cands []candidate, beam int, lambda float64, extend func(*candidate), release func(*CTCState)) []candidate {
+// states of the latter are handed to release. With scoreBeam > 0, pending
+// candidates whose bound is more than scoreBeam below an exact score are
+// left out unscored too: the search's score beam would drop them.
+func (z *ctcLazy) resolve(cands []candidate, beam int, lambda, scoreBeam float64, extend func(*candidate), release func(*CTCState)) []candidate {
 	z.order.init(len(cands), func(i int) float64 { return cands[i].score })
 	z.best = z.best[:0]
 	z.keep = append(z.keep[:0], make([]bool, len(cands))...)
@@ -559,9 +584,22 @@ func (z *ctcLazy) resolve(cands []candidate, beam int, lambda float64, extend fu
 		i := z.order.pop()
 		c := &cands[i]
 		if lazyCTC && len(z.best) == beam && c.score+ctcSlack < z.best[beam-1] {
-			break // neither this bound nor any after it can reach the beam
+			// Neither this bound nor any after it can reach the beam. But
+			// with a score beam, live candidates among the beam best may
+			// be dropped, making room for lower finished ones, whose
+			// scores are exact already: those stay.
+			if scoreBeam > 0 {
+				keep[i] = !c.pending
+				for _, j := range z.order.idx {
+					keep[j] = !cands[j].pending
+				}
+			}
+			break
 		}
 		if c.pending {
+			if scoreBeam > 0 && len(z.best) > 0 && c.score+ctcSlack < z.best[0]-scoreBeam {
+				continue // a live hypothesis below the score beam
+			}
 			bound := c.ctc
 			extend(c)
 			c.pending = false

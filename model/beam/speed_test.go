@@ -8,10 +8,13 @@ import (
 	"testing"
 )
 
-// refSearch is the search as it was before label trees and recycled
-// states (with dropHopeless, and every pre-beam candidate CTC-scored at
-// once). Search must return exactly what it returns.
-func refSearch(start Decoder, x []float32, T, V int, lm LM, opt Options) []Hypothesis {
+// refSearch is the search as it was before the speed work of the score
+// beam, label trees and recycled states (with dropHopeless and every
+// pre-beam candidate CTC-scored at once), plus the score beam in its plain
+// form: live candidates more than scoreBeam below the step's best are
+// removed before the Beam best are taken. Search must return exactly what
+// it returns.
+func refSearch(start Decoder, x []float32, T, V int, lm LM, opt Options, scoreBeam float64) []Hypothesis {
 	type rhyp struct {
 		tokens          []int
 		dec             Decoder
@@ -111,6 +114,15 @@ func refSearch(start Decoder, x []float32, T, V int, lm LM, opt Options) []Hypot
 			}
 		}
 		sort.SliceStable(cands, func(i, j int) bool { return cands[i].s > cands[j].s })
+		if scoreBeam > 0 && len(cands) > 0 {
+			kept := cands[:0:0]
+			for _, c := range cands {
+				if c.tok == eos || c.s >= cands[0].s-scoreBeam {
+					kept = append(kept, c)
+				}
+			}
+			cands = kept
+		}
 		var next []*rhyp
 		for _, c := range cands[:min(opt.Beam, len(cands))] {
 			p := live[c.parent]
@@ -159,10 +171,10 @@ func randomOptions(rng *rand.Rand, V int) Options {
 		LengthBonus: []float64{0, 0.2, 0.5, 2}[rng.Intn(4)]}
 }
 
-// TestSearchMatchesReference: Search returns exactly what the search
-// before the label trees and recycled states returned (refSearch),
-// hypotheses and scores, on random decoders, CTC posteriors and LMs; with
-// a recycling batch decoder too.
+// TestSearchMatchesReference: with ScoreBeam 0, Search returns exactly
+// what the search before the label trees, recycled states and score beam
+// returned (refSearch), hypotheses and scores, on random decoders, CTC
+// posteriors and LMs; with a recycling batch decoder too.
 func TestSearchMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewSource(31))
 	const T, V = 50, 10
@@ -175,7 +187,7 @@ func TestSearchMatchesReference(t *testing.T) {
 		if opt.CTCWeight == 1 && trial%2 == 0 {
 			dec = nil
 		}
-		want := refSearch(dec, x, T, V, lm, opt)
+		want := refSearch(dec, x, T, V, lm, opt, 0)
 		if got := Search(dec, x, T, V, lm, opt); !reflect.DeepEqual(got, want) {
 			t.Fatalf("trial %d %+v:\nSearch    %+v\nrefSearch %+v", trial, opt, got, want)
 		}
@@ -189,6 +201,64 @@ func TestSearchMatchesReference(t *testing.T) {
 		if err := r.check(); err != nil {
 			t.Fatalf("trial %d: %v", trial, err)
 		}
+	}
+}
+
+// TestScoreBeam: with ScoreBeam > 0 Search returns what refSearch with its
+// plain score beam returns (so leaving hopeless candidates unscored in the
+// lazy CTC step changes nothing), steps fewer hypotheses than without it,
+// and a score beam wider than any score gap is the exact search.
+func TestScoreBeam(t *testing.T) {
+	rng := rand.New(rand.NewSource(32))
+	const T, V = 50, 10
+	var stepsExact, stepsPruned int
+	for trial := range 120 {
+		x := randomSearchCTC(rng, trial, T, V)
+		h := histDec{h: uint64(trial), v: V, eos: 0, eosBias: -1, temp: 1 + 2*rng.Float64()}
+		lm := bigramLM{table: randTable(rng, V, V, 1), eos: 0}
+		opt := randomOptions(rng, V)
+		sb := []float64{0.5, 1, 2, 4}[rng.Intn(4)]
+		want := refSearch(h, x, T, V, lm, opt, sb)
+		opt.ScoreBeam = sb
+		var calls int
+		got := Search(hypCountDec{h, &calls}, x, T, V, lm, opt)
+		stepsPruned += calls
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("trial %d %+v:\nSearch    %+v\nrefSearch %+v", trial, opt, got, want)
+		}
+		r := newRecDec(h)
+		if got := Search(r.start(), x, T, V, lm, opt); !reflect.DeepEqual(got, want) {
+			t.Fatalf("trial %d %+v, recycling decoder:\nSearch    %+v\nrefSearch %+v", trial, opt, got, want)
+		}
+		if err := r.check(); err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		opt.ScoreBeam = 0
+		calls = 0
+		exact := Search(hypCountDec{h, &calls}, x, T, V, lm, opt)
+		stepsExact += calls
+		opt.ScoreBeam = 1e9
+		if wide := Search(h, x, T, V, lm, opt); !reflect.DeepEqual(wide, exact) {
+			t.Fatalf("trial %d: score beam 1e9 %+v, exact %+v", trial, wide, exact)
+		}
+	}
+	t.Logf("hypotheses stepped: %d with a score beam, %d without", stepsPruned, stepsExact)
+	if stepsPruned >= stepsExact {
+		t.Errorf("the score beam stepped %d hypotheses, %d without", stepsPruned, stepsExact)
+	}
+}
+
+func TestScoreBeamPanics(t *testing.T) {
+	for _, sb := range []float64{-1, math.NaN()} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("ScoreBeam %g: no panic", sb)
+				}
+			}()
+			Search(markovDec{randTable(rand.New(rand.NewSource(1)), 3, 3, 1)}, nil, 0, 3, nil,
+				Options{Beam: 2, MaxLen: 3, ScoreBeam: sb})
+		}()
 	}
 }
 
@@ -333,7 +403,7 @@ func TestSearchAllocsPerStep(t *testing.T) {
 		{Options{Beam: 8, EOS: 0}, 0.02},
 		{Options{Beam: 8, EOS: 0, LMWeight: 0.3, LengthBonus: 0.5}, 0.02},
 		{Options{Beam: 8, EOS: 0, CTCWeight: 0.3, LMWeight: 0.3, LengthBonus: 0.5}, 0.5},
-		{Options{Beam: 16, EOS: 0, CTCWeight: 0.3, LMWeight: 0.3, LengthBonus: 0.5}, 0.5},
+		{Options{Beam: 16, EOS: 0, CTCWeight: 0.3, LMWeight: 0.3, LengthBonus: 0.5, ScoreBeam: 6}, 0.5},
 	} {
 		allocs := func(steps int) float64 {
 			opt := c.opt
