@@ -133,7 +133,7 @@ func (b *Bundle) RecognizeContext(ctx context.Context, samples []float32, opt De
 	if opt.Beam <= 1 && opt.CTCWeight == 0 && opt.LM == nil {
 		r.IDs, _ = b.Net.Greedy(enc, maxLen)
 	} else {
-		start := beamDecoder{bs: b.Net.NewBatchStepper(enc), st: b.Net.StartDecoder(enc)}
+		start := newBeamDecoder(b.Net.NewBatchStepper(enc), b.Net.StartDecoder(enc))
 		hyps := beam.Search(start, enc.CTCLogProbs, enc.T, b.Net.Cfg.V(), opt.LM, beam.Options{
 			Beam: max(1, opt.Beam), MaxLen: maxLen, EOS: EOS,
 			CTCWeight: opt.CTCWeight, LMWeight: opt.LMWeight, LengthBonus: opt.LengthBonus,
@@ -150,28 +150,70 @@ func (b *Bundle) RecognizeContext(ctx context.Context, samples []float32, opt De
 	return r, nil
 }
 
-// beamDecoder adapts the network's batched step decoder to beam.Decoder
-// and beam.BatchDecoder.
+// beamDecoder adapts the network's batched step decoder to beam.Decoder,
+// beam.BatchDecoder and beam.Recycler. A step copies each parent state
+// into a state the search has handed back, when there is one, instead of
+// cloning it: after the first steps a search allocates no decoder states.
 type beamDecoder struct {
-	bs *BatchStepper[float32]
-	st *DecState
+	bs   *BatchStepper[float32]
+	st   *DecState
+	pool *decPool // shared by all states of one search
 }
 
-func (d beamDecoder) Step(prev int, logp []float32) beam.Decoder {
-	st := d.st.Clone()
-	d.bs.Step([]*DecState{st}, []int{prev}, logp)
-	return beamDecoder{bs: d.bs, st: st}
+// decPool holds the states handed back, and StepBatch's scratch.
+type decPool struct {
+	free []*beamDecoder
+	sts  []*DecState
 }
 
-func (d beamDecoder) StepBatch(ds []beam.Decoder, prev []int, logp []float32, next []beam.Decoder) {
-	sts := make([]*DecState, len(ds))
+// newBeamDecoder returns the start state of a search with bs.
+func newBeamDecoder(bs *BatchStepper[float32], st *DecState) *beamDecoder {
+	return &beamDecoder{bs: bs, st: st, pool: &decPool{}}
+}
+
+// child returns a state equal to d's, from the pool when it has one.
+func (d *beamDecoder) child() *beamDecoder {
+	p := d.pool
+	var c *beamDecoder
+	if n := len(p.free); n > 0 {
+		c = p.free[n-1]
+		p.free[n-1] = nil
+		p.free = p.free[:n-1]
+	} else {
+		c = &beamDecoder{bs: d.bs, st: &DecState{}, pool: p}
+	}
+	st, from := c.st, d.st
+	st.S = append(st.S[:0], from.S...)
+	st.C = append(st.C[:0], from.C...)
+	st.Att = append(st.Att[:0], from.Att...)
+	st.Pos, st.Steps = from.Pos, from.Steps
+	return c
+}
+
+func (d *beamDecoder) Step(prev int, logp []float32) beam.Decoder {
+	return d.stepBatch([]beam.Decoder{d}, []int{prev}, logp, make([]beam.Decoder, 1))[0]
+}
+
+func (d *beamDecoder) StepBatch(ds []beam.Decoder, prev []int, logp []float32, next []beam.Decoder) {
+	d.stepBatch(ds, prev, logp, next)
+}
+
+func (d *beamDecoder) stepBatch(ds []beam.Decoder, prev []int, logp []float32, next []beam.Decoder) []beam.Decoder {
+	p := d.pool
+	p.sts = p.sts[:0]
 	for i, x := range ds {
-		sts[i] = x.(beamDecoder).st.Clone()
+		c := x.(*beamDecoder).child()
+		next[i] = c
+		p.sts = append(p.sts, c.st)
 	}
-	d.bs.Step(sts, prev, logp)
-	for i, st := range sts {
-		next[i] = beamDecoder{bs: d.bs, st: st}
-	}
+	d.bs.Step(p.sts, prev, logp)
+	clear(p.sts)
+	return next
+}
+
+// Recycle takes back a state the search no longer reads.
+func (d *beamDecoder) Recycle(x beam.Decoder) {
+	d.pool.free = append(d.pool.free, x.(*beamDecoder))
 }
 
 // MaxDecodeLen caps the attention decoder's output length from the
