@@ -182,10 +182,11 @@ func (b *BatchStepper[F]) attend(a, ctx, ws []F, lo, hi int) {
 
 	b.th, b.e, b.f = grow(b.th, rows*A), grow(b.e, rows), grow(b.f, rows*nf)
 	th, e, f := b.th, b.e, b.f
-	// pre_j = W s + (V h_j + b) + U f_j; Th = tanh(pre).
-	copy(th, enc.Vhb[lo*A:(hi+1)*A])
+	// pre_j = W s + (V h_j + b) + U f_j; Th = tanh(pre). (One sum per
+	// row, not a copy and an axpy of 1: the same values, one pass.)
+	vhb := enc.Vhb[lo*A : (hi+1)*A]
 	for j := 0; j < rows; j++ {
-		kern.Axpy(th[j*A:(j+1)*A], 1, ws)
+		kern.Add(th[j*A:(j+1)*A], vhb[j*A:(j+1)*A], ws)
 	}
 	// f_j = Σ_t a[t] filters[:, t-j+K/2] over the frames t that matter:
 	// frame t adds a[t]·filtR to rows t-K/2..t+K/2, which lie next to each
