@@ -140,7 +140,9 @@ func (b *Bundle) RecognizeContext(ctx context.Context, samples []float32, opt De
 	if opt.Beam <= 1 && opt.CTCWeight == 0 && opt.LM == nil {
 		r.IDs, _ = b.Net.Greedy(enc, maxLen)
 	} else {
-		start := newBeamDecoder(b.Net.NewBatchStepper(enc), b.Net.StartDecoder(enc))
+		bs := b.Net.NewBatchStepper(enc)
+		bs.SkipContext = true // the search steps its states with bs alone
+		start := newBeamDecoder(bs, b.Net.StartDecoder(enc))
 		hyps := beam.Search(start, enc.CTCLogProbs, enc.T, b.Net.Cfg.V(), opt.LM, beam.Options{
 			Beam: max(1, opt.Beam), MaxLen: maxLen, EOS: EOS,
 			CTCWeight: opt.CTCWeight, LMWeight: opt.LMWeight, LengthBonus: opt.LengthBonus,
@@ -194,6 +196,7 @@ func (d *beamDecoder) child() *beamDecoder {
 	st.S = append(st.S[:0], from.S...)
 	st.C = append(st.C[:0], from.C...)
 	st.Att = append(st.Att[:0], from.Att...)
+	st.pc = append(st.pc[:0], from.pc...)
 	st.Pos, st.Steps = from.Pos, from.Steps
 	return c
 }
