@@ -224,12 +224,10 @@ func (b *BatchStepper[F]) attend(st *DecoderState[F], ws []F, lo, hi int) {
 
 	b.th, b.e, b.f = grow(b.th, rows*A), grow(b.e, rows), grow(b.f, rows*nf)
 	th, e, f := b.th, b.e, b.f
-	// pre_j = W s + (V h_j + b) + U f_j; Th = tanh(pre). (One sum per
-	// row, not a copy and an axpy of 1: the same values, one pass.)
+	// pre_j = U f_j + (V h_j + b) + W s, e_j = w · tanh(pre_j): the
+	// location term U f_j on the rows it reaches (th), then the sums, the
+	// tanh and the energies in one pass over all rows (kern.TanhDot).
 	vhb := enc.Vhb[lo*A : (hi+1)*A]
-	for j := 0; j < rows; j++ {
-		kern.Add(th[j*A:(j+1)*A], vhb[j*A:(j+1)*A], ws)
-	}
 	// f_j = Σ_t a[t] filters[:, t-j+K/2] over the frames t that matter:
 	// frame t adds a[t]·filtR to rows t-K/2..t+K/2, which lie next to each
 	// other in f. r0..r1 are the rows reached.
@@ -256,14 +254,18 @@ func (b *BatchStepper[F]) attend(st *DecoderState[F], ws []F, lo, hi int) {
 		g := b.w.filtR[(j0-(t-half))*nf : (j1-(t-half)+1)*nf]
 		kern.Axpy(f[(j0-lo)*nf:(j1-lo+1)*nf], v, g)
 	}
-	if r0 <= r1 {
-		kern.MatMulPacked(th[r0*A:(r1+1)*A], f[r0*nf:(r1+1)*nf], &b.w.attU, r1-r0+1, true)
-	}
 	// The energies sum A tanh values each, so the fast tanh's absolute
 	// error (5e-7 against 3e-8) stays far below what moves a weight.
-	kern.TanhFast(th, th)
-	// e_j = w · Th_j; a = softmax(e) on the window.
-	kern.MatMulNT(e, th, b.net.P.AttVec, rows, A, 1, false)
+	av := b.net.P.AttVec
+	if r0 <= r1 {
+		kern.MatMulPacked(th[r0*A:(r1+1)*A], f[r0*nf:(r1+1)*nf], &b.w.attU, r1-r0+1, false)
+		kern.TanhDot(e[:r0], vhb[:r0*A], nil, ws, av, r0)
+		kern.TanhDot(e[r0:r1+1], th[r0*A:(r1+1)*A], vhb[r0*A:(r1+1)*A], ws, av, r1-r0+1)
+		kern.TanhDot(e[r1+1:], vhb[(r1+1)*A:], nil, ws, av, rows-r1-1)
+	} else {
+		kern.TanhDot(e, vhb, nil, ws, av, rows)
+	}
+	// a = softmax(e) on the window.
 	clear(a[:T])
 	softmaxVec(a[lo:hi+1], e)
 	// ctx = Σ_j a_j h_j over the frames that matter, and its products
