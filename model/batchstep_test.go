@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -123,5 +124,59 @@ func TestSparseThreshold(t *testing.T) {
 	}
 	if eps := (&BatchStepper[float32]{}).threshold([]float32{0.5, 0.5}); eps != 0 {
 		t.Errorf("SparseMass 0: threshold %g, want 0", eps)
+	}
+}
+
+// TestBatchStepperContextProducts: the states carry their contexts'
+// products with the context weights. A state that Net.Step advanced (and
+// so has none) is picked up from its context; and with SkipContext, which
+// leaves the contexts themselves out, the log-probabilities, weights and
+// states are the same to the bit.
+func TestBatchStepperContextProducts(t *testing.T) {
+	cfg := smallConfig()
+	cfg.DecHidden, cfg.AttDim, cfg.EncHidden = 8, 6, 5
+	m := NewNet(ConvertParams[float32](randParams(cfg, 95)))
+	rng := rand.New(rand.NewPCG(96, 97))
+	const frames, n = 50, 9
+	feats := make([]float32, frames*cfg.NumMel)
+	for i := range feats {
+		feats[i] = float32(2*rng.Float64() - 1)
+	}
+	enc := m.Encode(feats, frames)
+	V := m.Cfg.V()
+	alone, mixed, full, skip := make([]*DecState, n), make([]*DecState, n), make([]*DecState, n), make([]*DecState, n)
+	for i := range alone {
+		alone[i], mixed[i], full[i], skip[i] = m.StartDecoder(enc), m.StartDecoder(enc), m.StartDecoder(enc), m.StartDecoder(enc)
+	}
+	bsMixed, bsFull, bsSkip := m.NewBatchStepper(enc), m.NewBatchStepper(enc), m.NewBatchStepper(enc)
+	bsSkip.SkipContext = true
+	prev := make([]int, n)
+	logpA, logpM, logpF, logpS := make([]float32, n*V), make([]float32, n*V), make([]float32, n*V), make([]float32, n*V)
+	for step := range 8 {
+		for i := range alone {
+			m.Step(enc, alone[i], prev[i], logpA[i*V:(i+1)*V])
+			if step%3 == 1 { // Net.Step, then the stepper again
+				m.Step(enc, mixed[i], prev[i], logpM[i*V:(i+1)*V])
+			}
+		}
+		if step%3 != 1 {
+			bsMixed.Step(mixed, prev, logpM)
+		}
+		bsFull.Step(full, prev, logpF)
+		bsSkip.Step(skip, prev, logpS)
+		for i := range alone {
+			for k, v := range logpA[i*V : (i+1)*V] {
+				if d := math.Abs(float64(v - logpM[i*V+k])); d > 1e-4 {
+					t.Fatalf("step %d state %d token %d: %g after Net.Step and the stepper, %g by Net.Step", step, i, k, logpM[i*V+k], v)
+				}
+			}
+			if !slices.Equal(logpF, logpS) || !slices.Equal(full[i].Att, skip[i].Att) || !slices.Equal(full[i].S, skip[i].S) || !slices.Equal(full[i].pc, skip[i].pc) {
+				t.Fatalf("step %d state %d: SkipContext changes the step", step, i)
+			}
+			if slices.ContainsFunc(skip[i].C, func(v float32) bool { return v != 0 }) {
+				t.Fatalf("step %d state %d: SkipContext wrote the context", step, i)
+			}
+			prev[i] = rng.IntN(V)
+		}
 	}
 }

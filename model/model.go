@@ -180,6 +180,11 @@ type DecoderState[F kern.Float] struct {
 	// encoder frames up to Pos+WindowRight before the next Step.
 	Pos   int
 	Steps int // output steps taken
+
+	// pc holds the context's products with BatchStepper's context weights,
+	// W_ih's context columns then W_o's (4D), when it has any: made by
+	// BatchStepper.Step, cleared by Net.Step, copied by Clone.
+	pc []F
 }
 
 // DecState is the production (float32) decoder state.
@@ -193,6 +198,7 @@ func (st *DecoderState[F]) Clone() *DecoderState[F] {
 		Att:   append([]F(nil), st.Att...),
 		Pos:   st.Pos,
 		Steps: st.Steps,
+		pc:    append([]F(nil), st.pc...),
 	}
 }
 
@@ -259,6 +265,7 @@ func (m *Net[F]) step(enc *EncOutput[F], st *DecoderState[F], prev int, logp []F
 		sc.x, sc.gx, sc.gh, sc.pre, sc.rzn, sc.ghn, sc.s, sc.ctx, st.Att)
 	copy(st.S, sc.s)
 	copy(st.C, sc.ctx)
+	st.pc = st.pc[:0]
 	st.Pos = lo + median(st.Att[lo:hi+1])
 	st.Steps++
 	if logp == nil {

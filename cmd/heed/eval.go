@@ -57,6 +57,7 @@ JSON object per manifest and source instead of a table.`,
 			fs.Float64Var(&dec.CTCWeight, "ctc-weight", dec.CTCWeight, "CTC weight in the beam (asr)")
 			fs.Float64Var(&dec.LengthBonus, "length-bonus", dec.LengthBonus, "score bonus per character (asr)")
 			fs.Float64Var(&dec.LMWeight, "lm-weight", dec.LMWeight, "weight of the model's character LM in the beam (asr; negative: the model's tuned weight, 0: off)")
+			fs.Float64Var(&dec.ScoreBeam, "score-beam", dec.ScoreBeam, "drop hypotheses scoring more than this (log-probability) below the best of their step (asr; 0: the exact search)")
 			alignCTC := fs.Float64("align-ctc-weight", 0.5, "weight of CTC posteriors in the alignment path (align)")
 			alignOffset := fs.Float64("align-offset", math.NaN(), "seconds added to the path's times before refinement (align; default: the aligner's)")
 			noRefine := fs.Bool("no-refine", false, "do not refine word boundaries to pauses in the audio (align)")

@@ -148,13 +148,13 @@ var allCommands = []string{"align", "eval", "features", "info", "lm", "stream", 
 // commandFlags are flags each verb's usage text must mention.
 var commandFlags = map[string][]string{
 	"align":      {"-format", "-o", "-plot", "-model", "-ctc-weight", "-variants"},
-	"eval":       {"-model", "-json", "-jobs", "-limit", "-beam", "-lm-weight", "-variants"},
+	"eval":       {"-model", "-json", "-jobs", "-limit", "-beam", "-lm-weight", "-score-beam", "-variants"},
 	"features":   {"-format"},
 	"info":       {},
 	"lm":         {"-model", "-out", "-order", "-weight", "-exclude", "-dtype"},
-	"stream":     {"-input", "-rate", "-channels", "-model", "-max-segment", "-min-pause", "-beam"},
+	"stream":     {"-input", "-rate", "-channels", "-model", "-max-segment", "-min-pause", "-beam", "-score-beam"},
 	"train":      {"-train", "-dev", "-out", "-resume", "-steps", "-batch-frames", "-log-every", "-eval-every"},
-	"transcribe": {"-model", "-format", "-jobs", "-beam", "-lm-weight"},
+	"transcribe": {"-model", "-format", "-jobs", "-beam", "-lm-weight", "-score-beam"},
 	"version":    {"-model"},
 }
 

@@ -24,6 +24,11 @@ func TestFlagValues(t *testing.T) {
 	for _, v := range []string{"nan", "inf", "1e9"} {
 		add("transcribe lm-weight "+v, []string{"transcribe", "--lm-weight", v, wav}, "LM weight")
 	}
+	for _, v := range []string{"-1", "nan", "inf", "1e9"} {
+		add("transcribe score-beam "+v, []string{"transcribe", "--score-beam", v, wav}, "score beam")
+		add("eval score-beam "+v, []string{"eval", "asr", "--score-beam", v, "m.jsonl"}, "score beam")
+		add("stream score-beam "+v, []string{"stream", "--score-beam", v}, "score beam")
+	}
 	for _, v := range []string{"nan", "-1", "5", "inf"} {
 		add("transcribe ctc-weight "+v, []string{"transcribe", "--ctc-weight", v, wav}, "CTC weight")
 		add("align ctc-weight "+v, []string{"align", "--ctc-weight", v, wav, "t.txt"}, "--ctc-weight")

@@ -60,6 +60,7 @@ bounds both the latency and the memory used. The end of the input, Ctrl-C
 			// (speech.BenchmarkDecode; README, model card).
 			dec.Beam = 8
 			fs.IntVar(&dec.Beam, "beam", dec.Beam, "beam width (1: greedy)")
+			fs.Float64Var(&dec.ScoreBeam, "score-beam", dec.ScoreBeam, "drop hypotheses scoring more than this (log-probability) below the best of their step (0: keep the --beam best, the exact search)")
 			return func(ctx context.Context, e *env, args []string) error {
 				if len(args) > 0 {
 					return usagef("stream reads standard input; unexpected argument %q", args[0])

@@ -81,6 +81,7 @@ Without --model, heed uses its embedded English model.`,
 			fs.Float64Var(&dec.CTCWeight, "ctc-weight", dec.CTCWeight, "weight of the CTC prefix score in the beam (0: attention only)")
 			fs.Float64Var(&dec.LengthBonus, "length-bonus", dec.LengthBonus, "score bonus per output character")
 			fs.Float64Var(&dec.LMWeight, "lm-weight", dec.LMWeight, "weight of the model's character language model in the beam (negative: the model's tuned weight, 0: off)")
+			fs.Float64Var(&dec.ScoreBeam, "score-beam", dec.ScoreBeam, "drop hypotheses scoring more than this (log-probability) below the best of their step (0: keep the --beam best, the exact search)")
 			return func(ctx context.Context, e *env, args []string) error {
 				if len(args) == 0 && *list == "" {
 					return usagef("no AUDIO file given")
@@ -428,13 +429,13 @@ func transcribeOne(ctx context.Context, e *env, b *model.Bundle, path string, de
 }
 
 // checkDecodeFlags checks the beam search flags (--beam, --ctc-weight,
-// --length-bonus, --lm-weight) as a usage error.
+// --length-bonus, --lm-weight, --score-beam) as a usage error.
 func checkDecodeFlags(dec model.DecodeOptions) error {
 	if dec.Beam < 1 {
 		return usagef("--beam must be at least 1")
 	}
 	if err := dec.Validate(); err != nil {
-		return usagef("bad --beam, --ctc-weight, --length-bonus or --lm-weight: %v", err)
+		return usagef("bad --beam, --ctc-weight, --length-bonus, --lm-weight or --score-beam: %v", err)
 	}
 	return nil
 }

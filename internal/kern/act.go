@@ -39,6 +39,39 @@ func TanhFast[F Float](dst, x []F) {
 	}
 }
 
+// TanhDot sets e[j] = Σ_i w[i]·tanh(x[j·n+i] + y[j·n+i] + q[i]) for j < m,
+// with n = len(q), added in that order, or without the y term when y is
+// nil: the energies of additive attention over m rows of keys x (plus the
+// location terms y), for the query q and weights w, in one pass instead of
+// sums, a tanh and a product each over the whole (m, n) block. float32
+// takes tanh from TanhFast's approximation and sums in float32; float64
+// uses math.Tanh. It panics if w is shorter than q, x or a non-nil y
+// shorter than m·n, or e shorter than m.
+func TanhDot[F Float](e, x, y, q, w []F, m int) {
+	n := len(q)
+	checkDims("TanhDot", m, n, 1)
+	checkLen("TanhDot w", len(w), n)
+	checkLen("TanhDot x", len(x), m*n)
+	if y != nil {
+		checkLen("TanhDot y", len(y), m*n)
+	}
+	checkLen("TanhDot e", len(e), m)
+	if e32, ok := any(e).([]float32); ok {
+		active.tanhDot(e32, any(x).([]float32), any(y).([]float32), any(q).([]float32), any(w).([]float32), m)
+		return
+	}
+	for j := range m {
+		var s F
+		for i, v := range x[j*n : (j+1)*n] {
+			if y != nil {
+				v += y[j*n+i]
+			}
+			s += w[i] * F(math.Tanh(float64(v+q[i])))
+		}
+		e[j] = s
+	}
+}
+
 // Sigmoid sets dst[i] = 1/(1+exp(-x[i])). dst and x may be the same slice.
 // It panics if dst is shorter than x.
 //
@@ -209,6 +242,21 @@ func tanhFast32(x float32) float32 {
 	q = fma32(q, x2, tfB2)
 	q = fma32(q, x2, tfB0)
 	return p / q
+}
+
+func tanhDotGo(e, x, y, q, w []float32, m int) {
+	n := len(q)
+	w = w[:n]
+	for j := range m {
+		var s float32
+		for i, v := range x[j*n : (j+1)*n] {
+			if y != nil {
+				v += y[j*n+i]
+			}
+			s += w[i] * tanhFast32(v+q[i])
+		}
+		e[j] = s
+	}
 }
 
 func tanhFastGo(dst, x []float32) {

@@ -313,6 +313,81 @@ tfdone:
 	VZEROUPPER
 	RET
 
+// func tanhDotAsm(m, n int, x, y, q, w, e *float32)
+// e[j] = Σ_{i<n} w[i]·tanhFast(x[j*n+i] + y[j*n+i] + q[i]) for j < m (m >=
+// 1, n a positive multiple of 8; y nil: no y term): tanhFastAsm's lanes,
+// summed with w in one accumulator per row.
+TEXT ·tanhDotAsm(SB), NOSPLIT, $0-56
+	MOVQ m+0(FP), R8
+	MOVQ n+8(FP), R9
+	MOVQ x+16(FP), SI
+	MOVQ y+24(FP), R12
+	MOVQ q+32(FP), R10
+	MOVQ w+40(FP), R11
+	MOVQ e+48(FP), DI
+	SHRQ $3, R9
+	VBROADCASTSS tfClamp<>(SB), Y14
+	VBROADCASTSS tfNegClamp<>(SB), Y15
+	VBROADCASTSS tfA13<>(SB), Y8
+	VBROADCASTSS tfA11<>(SB), Y9
+	VBROADCASTSS tfA9<>(SB), Y10
+	VBROADCASTSS tfA7<>(SB), Y11
+	VBROADCASTSS tfB6<>(SB), Y12
+	VBROADCASTSS tfB4<>(SB), Y13
+
+tdrow:
+	VXORPS Y6, Y6, Y6
+	MOVQ   R9, CX
+	XORQ   BX, BX
+
+tdcol:
+	VMOVUPS (SI), Y0
+	TESTQ   R12, R12
+	JEQ     tdnoy
+	VADDPS  (R12), Y0, Y0
+	ADDQ    $32, R12
+
+tdnoy:
+	VADDPS  (R10)(BX*1), Y0, Y0
+	VMINPS  Y0, Y14, Y1
+	VMAXPS  Y1, Y15, Y1
+	VMULPS  Y1, Y1, Y2
+	VMOVAPS     Y8, Y3
+	VFMADD213PS Y9, Y2, Y3
+	VFMADD213PS Y10, Y2, Y3
+	VFMADD213PS Y11, Y2, Y3
+	VBROADCASTSS tfA5<>(SB), Y4
+	VFMADD213PS Y4, Y2, Y3
+	VBROADCASTSS tfA3<>(SB), Y4
+	VFMADD213PS Y4, Y2, Y3
+	VBROADCASTSS tfA1<>(SB), Y4
+	VFMADD213PS Y4, Y2, Y3
+	VMULPS      Y1, Y3, Y3
+	VMOVAPS     Y12, Y5
+	VFMADD213PS Y13, Y2, Y5
+	VBROADCASTSS tfB2<>(SB), Y4
+	VFMADD213PS Y4, Y2, Y5
+	VBROADCASTSS tfB0<>(SB), Y4
+	VFMADD213PS Y4, Y2, Y5
+	VDIVPS      Y5, Y3, Y3
+	VFMADD231PS (R11)(BX*1), Y3, Y6
+	ADDQ $32, SI
+	ADDQ $32, BX
+	DECQ CX
+	JNZ  tdcol
+
+	VEXTRACTF128 $1, Y6, X1
+	VADDPS  X1, X6, X0
+	VHADDPS X0, X0, X0
+	VHADDPS X0, X0, X0
+	MOVSS   X0, (DI)
+	ADDQ $4, DI
+	DECQ R8
+	JNZ  tdrow
+
+	VZEROUPPER
+	RET
+
 // ---------------------------------------------------------------------------
 // The activations above on eight float64 lanes (AVX-512F): the
 // same instructions on ZMM registers, so the same results, twice the

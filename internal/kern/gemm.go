@@ -44,6 +44,10 @@ type impl32 struct {
 	exp, sigmoid, tanh func(dst, x []float32)
 	// tanhFast is TanhFast's float32 kernel over len(x).
 	tanhFast func(dst, x []float32)
+	// tanhDot is TanhDot's float32 kernel: e[j] = Σ_i w[i]·tanhFast(x[j*n+i]
+	// (+ y[j*n+i]) + q[i]) for j < m, n = len(q) (len(w) >= n, len(x) and,
+	// when not nil, len(y) >= m*n, len(e) >= m).
+	tanhDot func(e, x, y, q, w []float32, m int)
 	// add and mul set dst = a + b and a·b over len(dst); gruGate, gruOut, gruBack and adam
 	// are the element-wise kernels of cell.go (same results in every
 	// implementation).
@@ -73,6 +77,7 @@ var implGo = &impl32{
 	sigmoid:  sigmoidGo,
 	tanh:     tanhGo,
 	tanhFast: tanhFastGo,
+	tanhDot:  tanhDotGo,
 
 	add:      addGo,
 	mul:      mulGo,

@@ -170,6 +170,7 @@ var implAVX2 = &impl32{
 	sigmoid:  sigmoidAVX2,
 	tanh:     tanhAVX2,
 	tanhFast: tanhFastAVX2,
+	tanhDot:  tanhDotAVX2,
 
 	add:      addAVX2,
 	mul:      mulAVX2,
@@ -201,6 +202,7 @@ var implAVX512 = &impl32{
 	sigmoid:  sigmoidAVX512,
 	tanh:     tanhAVX512,
 	tanhFast: tanhFastAVX2,
+	tanhDot:  tanhDotAVX2,
 
 	add:      addAVX2,
 	mul:      mulAVX2,
@@ -241,6 +243,29 @@ func tanhAsm(n int, x, dst *float32)
 
 //go:noescape
 func tanhFastAsm(n int, x, dst *float32)
+
+//go:noescape
+func tanhDotAsm(m, n int, x, y, q, w, e *float32)
+
+// tanhDotAVX2 runs tanhDotAsm when the row length is a multiple of 8, the
+// Go version otherwise.
+func tanhDotAVX2(e, x, y, q, w []float32, m int) {
+	n := len(q)
+	if m == 0 {
+		return
+	}
+	if n == 0 || n&7 != 0 {
+		tanhDotGo(e, x, y, q, w, m)
+		return
+	}
+	_, _, _ = x[m*n-1], w[n-1], e[m-1]
+	var py *float32 // nil: no y term
+	if y != nil {
+		_ = y[m*n-1]
+		py = &y[0]
+	}
+	tanhDotAsm(m, n, &x[0], py, &q[0], &w[0], &e[0])
+}
 
 // vecAct runs the assembly activation on the multiple-of-4 prefix of x and
 // the scalar Go version (same formulas) on the rest.

@@ -35,6 +35,20 @@
 // leaves the beam (see dropHopeless: the best hypothesis stays the same).
 // At MaxLen labels every live hypothesis is ended with EOS.
 //
+// With Options.ScoreBeam > 0 the search is no longer exact: a live
+// hypothesis scoring more than ScoreBeam below the best candidate of its
+// step leaves the beam (a "score beam", as in Kaldi's lattice beam), which
+// saves the decoder steps and CTC prefix scores of hypotheses that would
+// rarely win. Finished hypotheses are kept. 0 is the exact search.
+//
+// # Memory
+//
+// A hypothesis' labels are one node of a tree (its last label and its
+// parent's node), not a copied slice, and the search's buffers are reused
+// from step to step: after the first steps a step allocates nothing but
+// the tree's occasional growth. A decoder that is also a Recycler gets
+// back the states the search no longer reads, to reuse their memory.
+//
 // # Complexity
 //
 // With B = Beam, K = PreBeam, L output labels and T frames, one step costs
@@ -68,6 +82,16 @@ type BatchDecoder interface {
 	// does for every i. Every ds[i] is the start state or a state returned
 	// by Step or StepBatch.
 	StepBatch(ds []Decoder, prev []int, logp []float32, next []Decoder)
+}
+
+// Recycler is a Decoder that can reuse the memory of states the search no
+// longer needs. Search calls the start state's Recycle with each state
+// returned by Step or StepBatch once it will not read it again, at most
+// once per state and never with the start state itself. For this, Step and
+// StepBatch must return a new state on every call (never their receiver or
+// a state handed out before and not yet recycled).
+type Recycler interface {
+	Recycle(d Decoder)
 }
 
 // LMState is an LM's opaque state for one hypothesis. A character n-gram
@@ -114,6 +138,10 @@ type Options struct {
 	// LengthBonus is β, added to the score per output label (EOS
 	// excluded); ≥ 0. Counteracts the bias toward short outputs.
 	LengthBonus float64
+	// ScoreBeam, when > 0, drops every live hypothesis whose score is
+	// more than ScoreBeam (natural-log units) below the best candidate of
+	// its step; 0 keeps all Beam best (the exact search).
+	ScoreBeam float64
 	// Done, when not nil, stops the search before the next step once it
 	// is closed (pass a context's Done); Search then returns nil.
 	Done <-chan struct{}
@@ -130,7 +158,8 @@ type Hypothesis struct {
 
 // hyp is a live or finished hypothesis during the search.
 type hyp struct {
-	tokens  []int
+	node    int32   // its last label in the label tree (labelNode); -1: none
+	n       int     // labels, EOS excluded
 	dec     Decoder // state that has consumed every token before last
 	last    int     // last token fed (EOS for the empty hypothesis)
 	att     float64
@@ -140,6 +169,27 @@ type hyp struct {
 	ctcSt   *CTCState
 	lmSt    LMState
 	decNext Decoder // decoder after consuming last (set during expansion)
+	parent  int     // index of the parent in the previous step's live list
+}
+
+// labelNode is one label of the tree of the hypotheses' label sequences:
+// a hypothesis' labels are its node's label preceded by its parent's
+// labels. Growing a hypothesis adds one node instead of copying its labels.
+type labelNode struct {
+	tok, parent int32 // parent: index of the previous label's node; -1: none
+}
+
+// labels returns the n labels ending at node (nil for none).
+func labels(nodes []labelNode, node int32, n int) []int {
+	if n == 0 {
+		return nil
+	}
+	out := make([]int, n)
+	for i := n - 1; i >= 0; i-- {
+		out[i] = int(nodes[node].tok)
+		node = nodes[node].parent
+	}
+	return out
 }
 
 // candidate is one scored extension of a live hypothesis.
@@ -166,7 +216,8 @@ type candidate struct {
 //
 // Search panics on invalid options or shapes: Beam < 1, V < 2, EOS outside
 // [0, V), CTCWeight outside [0, 1], negative LMWeight or LengthBonus,
-// CTCWeight > 0 without T·V log-probabilities, or MaxLen = 0 with T = 0.
+// CTCWeight > 0 without T·V log-probabilities, MaxLen = 0 with T = 0, or a
+// negative or NaN ScoreBeam.
 // It returns no hypotheses only when every candidate scored −Inf.
 func Search(start Decoder, ctcLogProbs []float32, T, V int, lm LM, opt Options) []Hypothesis {
 	lambda, mu, beta := opt.CTCWeight, opt.LMWeight, opt.LengthBonus
@@ -181,6 +232,8 @@ func Search(start Decoder, ctcLogProbs []float32, T, V int, lm LM, opt Options) 
 		panic("beam: Options.CTCWeight must be in [0, 1]")
 	case !(mu >= 0) || !(beta >= 0):
 		panic("beam: Options.LMWeight and LengthBonus must be non-negative")
+	case !(opt.ScoreBeam >= 0):
+		panic("beam: Options.ScoreBeam must be non-negative")
 	case lambda > 0 && (T < 1 || len(ctcLogProbs) < T*V):
 		panic("beam: CTCWeight > 0 needs (T, V) CTC log-probabilities")
 	case start == nil && lambda != 1:
@@ -230,7 +283,7 @@ func Search(start Decoder, ctcLogProbs []float32, T, V int, lm LM, opt Options) 
 		}
 	}
 
-	root := &hyp{dec: start, last: eos}
+	root := hyp{node: -1, dec: start, last: eos}
 	if useCTC {
 		scorer = NewCTCPrefixScorer(ctcLogProbs, T, V, eos)
 		root.ctcSt = scorer.Initial()
@@ -240,9 +293,13 @@ func Search(start Decoder, ctcLogProbs []float32, T, V int, lm LM, opt Options) 
 		root.lmSt = lm.Start()
 	}
 
-	live := []*hyp{root}
-	var finished []*hyp
+	// live and next swap roles every step; finished and nodes only grow.
+	live := append(make([]hyp, 0, opt.Beam), root)
+	next := make([]hyp, 0, opt.Beam)
+	var finished []hyp
+	var nodes []labelNode
 	batch, _ := start.(BatchDecoder)
+	recycler, _ := start.(Recycler)
 	var (
 		logps  []float32             // (len(live), V) decoder outputs
 		decs   []Decoder             // (len(live)) decoder states to step
@@ -255,6 +312,10 @@ func Search(start Decoder, ctcLogProbs []float32, T, V int, lm LM, opt Options) 
 		cands  []candidate
 		lazy   ctcLazy
 		best   bestFirst // the candidates, best first
+		kids   []int     // (len(live)) live children of each hypothesis
+		// parents: decoder states that live hypotheses consume in the
+		// next step, handed back to the recycler after it.
+		parents []Decoder
 	)
 
 	for n := 0; len(live) > 0; n++ {
@@ -266,8 +327,8 @@ func Search(start Decoder, ctcLogProbs []float32, T, V int, lm LM, opt Options) 
 		logps = growF32(logps, len(live)*V)
 		if useAtt {
 			decs, prevs, nexts = decs[:0], prevs[:0], nexts[:0]
-			for _, h := range live {
-				decs, prevs, nexts = append(decs, h.dec), append(prevs, h.last), append(nexts, nil)
+			for i := range live {
+				decs, prevs, nexts = append(decs, live[i].dec), append(prevs, live[i].last), append(nexts, nil)
 			}
 			if batch != nil {
 				batch.StepBatch(decs, prevs, logps, nexts)
@@ -276,12 +337,22 @@ func Search(start Decoder, ctcLogProbs []float32, T, V int, lm LM, opt Options) 
 					nexts[i] = d.Step(prevs[i], logps[i*V:(i+1)*V])
 				}
 			}
-			for i, h := range live {
-				h.decNext = nexts[i]
+			for i := range live {
+				live[i].decNext = nexts[i]
 			}
+			clear(decs)
+			clear(nexts)
+			if recycler != nil {
+				for _, d := range parents {
+					recycler.Recycle(d)
+				}
+			}
+			clear(parents)
+			parents = parents[:0]
 		}
 		cands = cands[:0]
-		for hi, h := range live {
+		for hi := range live {
+			h := &live[hi]
 			logp := logps[hi*V : (hi+1)*V]
 			if all, ok := lm.(AllScorer); useLM && ok {
 				all.ScoreAll(h.lmSt, lmLogp, lmNext)
@@ -327,7 +398,7 @@ func Search(start Decoder, ctcLogProbs []float32, T, V int, lm LM, opt Options) 
 					}
 				}
 				c.score = (1-lambda)*c.att + lambda*c.ctc + mu*c.lm
-				length := len(h.tokens)
+				length := h.n
 				if tok != eos {
 					length++
 				}
@@ -339,7 +410,7 @@ func Search(start Decoder, ctcLogProbs []float32, T, V int, lm LM, opt Options) 
 			}
 		}
 		if useCTC {
-			cands = lazy.resolve(cands, opt.Beam, lambda, func(c *candidate) {
+			cands = lazy.resolve(cands, opt.Beam, lambda, opt.ScoreBeam, func(c *candidate) {
 				c.ctcSt = scorer.Extend(getState(), live[c.parent].ctcSt, c.tok)
 				c.ctc = c.ctcSt.Score
 			}, putState)
@@ -347,37 +418,65 @@ func Search(start Decoder, ctcLogProbs []float32, T, V int, lm LM, opt Options) 
 
 		// Keep the Beam best candidates, best first; ties go by hypothesis
 		// order, then token order (the candidates' order), as a stable sort
-		// would order them.
+		// would order them. With a score beam, live ones too far below the
+		// step's best are no candidates.
 		best.init(len(cands), func(i int) float64 { return cands[i].score })
-		var next []*hyp
-		for range min(opt.Beam, len(cands)) {
+		next = next[:0]
+		floor := math.Inf(-1)
+		for taken := 0; taken < opt.Beam && best.len() > 0; {
 			c := &cands[best.pop()]
-			c.taken = true
-			p := live[c.parent]
-			h := &hyp{att: c.att, ctc: c.ctc, lm: c.lm, score: c.score, lmSt: c.lmSt}
-			h.tokens = p.tokens
-			if c.tok != eos {
-				h.tokens = append(p.tokens[:len(p.tokens):len(p.tokens)], c.tok)
-				h.dec, h.last, h.ctcSt = p.decNext, c.tok, c.ctcSt
-				next = append(next, h)
+			if opt.ScoreBeam > 0 && math.IsInf(floor, -1) {
+				floor = c.score - opt.ScoreBeam // the first is the best
+			}
+			p := &live[c.parent]
+			h := hyp{node: p.node, n: p.n, att: c.att, ctc: c.ctc, lm: c.lm, score: c.score, lmSt: c.lmSt}
+			if c.tok == eos {
+				c.taken = true
+				taken++
+				finished = append(finished, h)
 				continue
 			}
-			finished = append(finished, h)
+			if c.score < floor {
+				continue // below the score beam; its CTC state is released below
+			}
+			c.taken = true
+			taken++
+			nodes = append(nodes, labelNode{tok: int32(c.tok), parent: p.node})
+			h.node, h.n = int32(len(nodes)-1), p.n+1
+			h.dec, h.last, h.ctcSt, h.parent = p.decNext, c.tok, c.ctcSt, c.parent
+			next = append(next, h)
 		}
 		for i := range cands {
 			if !cands[i].taken {
 				putState(cands[i].ctcSt)
 			}
 		}
-		for _, h := range live {
-			putState(h.ctcSt)
+		for i := range live {
+			putState(live[i].ctcSt)
 		}
-		live = next
 		if len(finished) > 0 && pruneHopeless {
 			// Live hypotheses that cannot beat the best finished one
 			// leave the beam now: see hopeless.
-			live = dropHopeless(live, finished, beta, maxLen, putState)
+			next = dropHopeless(next, finished, beta, maxLen, putState)
 		}
+		// A decoder state stepped this time is read by the next step if a
+		// live hypothesis grew from it, and by none otherwise.
+		kids = append(kids[:0], make([]int, len(live))...)
+		for i := range next {
+			kids[next[i].parent]++
+		}
+		for i := range live {
+			if live[i].decNext == nil {
+				continue
+			}
+			if kids[i] > 0 {
+				parents = append(parents, live[i].decNext)
+			} else if recycler != nil {
+				recycler.Recycle(live[i].decNext)
+			}
+		}
+		clear(live) // drop references to decoder and CTC states
+		live, next = next, live
 		if len(finished) > 0 && len(live) > 0 && !canImprove(live, finished, beta, maxLen) {
 			break
 		}
@@ -390,7 +489,7 @@ func Search(start Decoder, ctcLogProbs []float32, T, V int, lm LM, opt Options) 
 	out := make([]Hypothesis, len(finished))
 	for i, h := range finished {
 		out[i] = Hypothesis{
-			Tokens: append([]int(nil), h.tokens...),
+			Tokens: labels(nodes, h.node, h.n),
 			Score:  h.score, AttScore: h.att, CTCScore: h.ctc, LMScore: h.lm,
 		}
 	}
@@ -400,13 +499,13 @@ func Search(start Decoder, ctcLogProbs []float32, T, V int, lm LM, opt Options) 
 // canImprove reports whether some live hypothesis could still reach a score
 // above the best finished one: its att, CTC and LM terms can only fall, and
 // it can gain at most β per label still allowed.
-func canImprove(live, finished []*hyp, beta float64, maxLen int) bool {
+func canImprove(live, finished []hyp, beta float64, maxLen int) bool {
 	best := math.Inf(-1)
-	for _, h := range finished {
-		best = math.Max(best, h.score)
+	for i := range finished {
+		best = math.Max(best, finished[i].score)
 	}
-	for _, h := range live {
-		bound := h.score + beta*float64(maxLen-len(h.tokens))
+	for i := range live {
+		bound := live[i].score + beta*float64(maxLen-live[i].n)
 		if bound > best {
 			return true
 		}
@@ -433,14 +532,14 @@ var pruneHopeless = true
 // the beam may finish instead. Steps shrink once the first hypothesis
 // ends, which is where the search used to go on at full width until the
 // last live one became hopeless.
-func dropHopeless(live, finished []*hyp, beta float64, maxLen int, release func(*CTCState)) []*hyp {
+func dropHopeless(live, finished []hyp, beta float64, maxLen int, release func(*CTCState)) []hyp {
 	best := math.Inf(-1)
-	for _, h := range finished {
-		best = math.Max(best, h.score)
+	for i := range finished {
+		best = math.Max(best, finished[i].score)
 	}
 	out := live[:0]
-	for _, h := range live {
-		if h.score+beta*float64(maxLen-len(h.tokens)) > best {
+	for i := range live {
+		if h := live[i]; h.score+beta*float64(maxLen-h.n) > best {
 			out = append(out, h)
 		} else {
 			release(h.ctcSt)
@@ -473,8 +572,10 @@ type ctcLazy struct {
 // resolve fills in the pending CTC scores of cands that can be among the
 // beam best, by calling extend, and returns cands without the others and
 // without those whose exact score is −Inf, in their original order. The
-// states of the latter are handed to release.
-func (z *ctcLazy) resolve(cands []candidate, beam int, lambda float64, extend func(*candidate), release func(*CTCState)) []candidate {
+// states of the latter are handed to release. With scoreBeam > 0, pending
+// candidates whose bound is more than scoreBeam below an exact score are
+// left out unscored too: the search's score beam would drop them.
+func (z *ctcLazy) resolve(cands []candidate, beam int, lambda, scoreBeam float64, extend func(*candidate), release func(*CTCState)) []candidate {
 	z.order.init(len(cands), func(i int) float64 { return cands[i].score })
 	z.best = z.best[:0]
 	z.keep = append(z.keep[:0], make([]bool, len(cands))...)
@@ -483,9 +584,22 @@ func (z *ctcLazy) resolve(cands []candidate, beam int, lambda float64, extend fu
 		i := z.order.pop()
 		c := &cands[i]
 		if lazyCTC && len(z.best) == beam && c.score+ctcSlack < z.best[beam-1] {
-			break // neither this bound nor any after it can reach the beam
+			// Neither this bound nor any after it can reach the beam. But
+			// with a score beam, live candidates among the beam best may
+			// be dropped, making room for lower finished ones, whose
+			// scores are exact already: those stay.
+			if scoreBeam > 0 {
+				keep[i] = !c.pending
+				for _, j := range z.order.idx {
+					keep[j] = !cands[j].pending
+				}
+			}
+			break
 		}
 		if c.pending {
+			if scoreBeam > 0 && len(z.best) > 0 && c.score+ctcSlack < z.best[0]-scoreBeam {
+				continue // a live hypothesis below the score beam
+			}
 			bound := c.ctc
 			extend(c)
 			c.pending = false
