@@ -192,14 +192,18 @@ type DecState = DecoderState[float32]
 
 // Clone returns a deep copy of st.
 func (st *DecoderState[F]) Clone() *DecoderState[F] {
-	return &DecoderState[F]{
-		S:     append([]F(nil), st.S...),
-		C:     append([]F(nil), st.C...),
-		Att:   append([]F(nil), st.Att...),
-		Pos:   st.Pos,
-		Steps: st.Steps,
-		pc:    append([]F(nil), st.pc...),
-	}
+	return new(DecoderState[F]).copyFrom(st)
+}
+
+// copyFrom makes st a deep copy of from, reusing st's memory, and returns
+// st.
+func (st *DecoderState[F]) copyFrom(from *DecoderState[F]) *DecoderState[F] {
+	st.S = append(st.S[:0], from.S...)
+	st.C = append(st.C[:0], from.C...)
+	st.Att = append(st.Att[:0], from.Att...)
+	st.pc = append(st.pc[:0], from.pc...)
+	st.Pos, st.Steps = from.Pos, from.Steps
+	return st
 }
 
 // StartDecoder returns the initial state for enc: s_0 = 0, c_0 = 0, a_0

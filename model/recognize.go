@@ -192,12 +192,7 @@ func (d *beamDecoder) child() *beamDecoder {
 	} else {
 		c = &beamDecoder{bs: d.bs, st: &DecState{}, pool: p}
 	}
-	st, from := c.st, d.st
-	st.S = append(st.S[:0], from.S...)
-	st.C = append(st.C[:0], from.C...)
-	st.Att = append(st.Att[:0], from.Att...)
-	st.pc = append(st.pc[:0], from.pc...)
-	st.Pos, st.Steps = from.Pos, from.Steps
+	c.st.copyFrom(d.st)
 	return c
 }
 
