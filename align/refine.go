@@ -50,7 +50,8 @@ const (
 //     words' middles) holds a pause (two or more quiet 5 ms frames that
 //     meet the stretch the path gave to the space between them), the first
 //     word ends where the longest such pause begins and the second starts
-//     where it ends; otherwise both meet onsetLag (30 ms) before the
+//     where it ends, a click in the pause (under 30 ms of sound with quiet
+//     on both sides, see clicksAfter) counting as part of it; otherwise both meet onsetLag (30 ms) before the
 //     second word's start, or at the first one's end where the path gave
 //     the space less than that (the path starts a word about one encoder
 //     frame after its sound begins, the space taking the frame before;
@@ -168,7 +169,12 @@ func Refine(words []Word, samples []float32, rate int) {
 			at, n = longestQuiet(quiet, lo, hi, sp0, sp1)
 		}
 		if n >= minPauseFrames {
-			a.End, b.Start = toT(at), toT(at+n)
+			// A click in the pause (a lip smack, a cut's discontinuity)
+			// splits it in two; the words' edges lie at the pause's ends,
+			// not at the click.
+			end := clicksBefore(quiet, at, toF(tail(a)), clickQuietBefore)
+			start := clicksAfter(quiet, at+n, toF(head(b)), clickQuietAfter)
+			a.End, b.Start = toT(end), toT(start)
 		} else {
 			m := math.Max(b.Start-onsetLag, math.Min(a.End, b.Start))
 			a.End, b.Start = m, m
@@ -216,6 +222,67 @@ func longestQuiet(quiet []bool, lo, hi, sp0, sp1 int) (at, n int) {
 		f = g
 	}
 	return at, n
+}
+
+// Clicks inside a pause (see clicksAfter): a run of live frames shorter
+// than clickFrames is a click when quiet runs of these lengths (frames)
+// flank it. Before a pause's click the quiet must outlast a stop's closure
+// (up to about 100 ms): a word's final stop ("eight") releases a burst
+// as short as a click after its closure, and that burst is the word's.
+const (
+	clickFrames      = 6  // coreSec
+	clickQuietAfter  = 10 // 50 ms
+	clickQuietBefore = 21 // 105 ms
+)
+
+// clicksAfter returns where speech resumes after a pause that ends at
+// frame f (quiet as quietFrames marks them): past every click (a run of
+// fewer than clickFrames live frames) followed by at least minQuiet quiet
+// frames, as long as that quiet run ends by frame hi.
+func clicksAfter(quiet []bool, f, hi, minQuiet int) int {
+	for f < hi {
+		g := f
+		for g < hi && !quiet[g] {
+			g++
+		}
+		if g == f || g-f >= clickFrames {
+			return f
+		}
+		h := g
+		for h < hi && quiet[h] {
+			h++
+		}
+		if h-g < minQuiet {
+			return f
+		}
+		f = h
+	}
+	return f
+}
+
+// clicksBefore is clicksAfter backwards: where the sound before a pause
+// that begins at frame f ends, before every click preceded by at least
+// minQuiet quiet frames, as long as that quiet run begins at frame lo or
+// later.
+func clicksBefore(quiet []bool, f, lo, minQuiet int) int {
+	for f > lo {
+		g := f
+		for g > lo && !quiet[g-1] {
+			g--
+		}
+		if g == f || f-g >= clickFrames {
+			return f
+		}
+		h := g
+		for h > lo && quiet[h-1] {
+			h--
+		}
+		if g-h < minQuiet {
+			return f
+		}
+		f = h
+	}
+	return f
 }
 
 // quietFrames marks each frame (levels lv, dBFS) that is quiet: more than

@@ -380,3 +380,64 @@ func TestRefineRoomToneOnlyAtTheCuts(t *testing.T) {
 		t.Errorf("edges %.1f ms from the voice's on average, want at most 10 ms", 1000*mean)
 	}
 }
+
+// TestRefineClickInPause: a click (10 ms) inside a pause between two words
+// splits the pause into two quiet runs; the words' edges lie at the ends
+// of the whole pause, not at the click. A stop's release burst after a
+// short closure at a word's end (the "t" of "eight") stays the word's.
+func TestRefineClickInPause(t *testing.T) {
+	const hz = 16000
+	sec := func(s float64) int { return int(math.Round(s * hz)) }
+	rng := rand.New(rand.NewPCG(1, 2))
+	room := func(n int) []float32 { // room tone, about 60 dB under the voice
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(3e-4 * rng.NormFloat64())
+		}
+		return x
+	}
+	click := func(n int) []float32 {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(0.1 * rng.NormFloat64())
+		}
+		return x
+	}
+	aligned := func(w string, s, e float64) Word {
+		return Word{Word: w, Start: s, End: e, Status: StatusAligned, Confidence: 1,
+			Chars: []Char{{Char: w[:1], Start: s, End: e}, {Char: "x", Start: s, End: e}, {Char: "y", Start: s, End: e}}}
+	}
+	// Word A 0.2-0.6 s, then 0.6-0.85 s room tone, a click 0.85-0.86 s,
+	// room tone to 1.2 s, word B 1.2-1.6 s. The path ends A at 0.63 and
+	// starts B at 1.17; the longest quiet run, 0.86-1.2 s, used to end A
+	// at the click.
+	var x []float32
+	x = append(x, room(sec(0.2))...)
+	x = append(x, voiced(sec(0.4))...)
+	x = append(x, room(sec(0.25))...)
+	x = append(x, click(sec(0.01))...)
+	x = append(x, room(sec(0.34))...)
+	x = append(x, voiced(sec(0.4))...)
+	x = append(x, room(sec(0.3))...)
+	words := []Word{aligned("a", 0.2, 0.63), aligned("b", 1.17, 1.6)}
+	Refine(words, x, hz)
+	const tol = 0.0101
+	if math.Abs(words[0].End-0.6) > tol || math.Abs(words[1].Start-1.2) > tol {
+		t.Errorf("click in the pause: a ends %.3f, b starts %.3f; want 0.600, 1.200", words[0].End, words[1].Start)
+	}
+	// The same with the click 60 ms after A's end (a release burst after
+	// its closure): A keeps it and ends after it, at 0.67 s.
+	x = x[:0]
+	x = append(x, room(sec(0.2))...)
+	x = append(x, voiced(sec(0.4))...)
+	x = append(x, room(sec(0.06))...)
+	x = append(x, click(sec(0.01))...)
+	x = append(x, room(sec(0.53))...)
+	x = append(x, voiced(sec(0.4))...)
+	x = append(x, room(sec(0.3))...)
+	words = []Word{aligned("a", 0.2, 0.66), aligned("b", 1.17, 1.6)}
+	Refine(words, x, hz)
+	if math.Abs(words[0].End-0.67) > tol || math.Abs(words[1].Start-1.2) > tol {
+		t.Errorf("release burst: a ends %.3f, b starts %.3f; want 0.670, 1.200", words[0].End, words[1].Start)
+	}
+}
