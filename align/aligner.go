@@ -212,6 +212,7 @@ func (a *Aligner) alignEncoded(p *encodedPiece, txt *normalize.Text, choose bool
 		opts.Path.CTC, opts.Path.CTCWeight = ctc, a.CTCWeight
 	}
 	opts.Seg = seg
+	opts.Unheard = Unheard(seg, enc.CTCLogProbs, T, V, chars)
 	if a.PriorSlope > 0 {
 		opts.Path.Prior = SegmentPrior(seg, chars, T, a.PriorMargin, a.PriorSlope)
 	}

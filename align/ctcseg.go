@@ -369,3 +369,54 @@ func SegmentPrior(seg *Segmentation, chars string, T int, margin, slope float64)
 	}
 	return prior
 }
+
+// minUnheard is the fewest frames in the space between two words in which
+// the CTC head must hear a character for Unheard to report them: a word's
+// characters (its late decay is blank).
+const minUnheard = 3
+
+// Unheard returns per word k of chars (a transcript as for CTCSegment)
+// the encoder frames [Start, End) between the last frame seg gave word k
+// and the first it gave word k+1, from the first to the last frame there
+// whose likeliest output (logp, (T, V), blank 0) is a character, neither
+// blank nor space, and neither word k's last nor word k+1's first (the
+// segmentation ends a word early on a long final vowel, and starts one
+// late): where the CTC head hears characters that the transcript does not
+// have there (a word left out of it). The span is empty where fewer than
+// minUnheard frames do, for the last word, and for words seg did not
+// place. It panics if chars holds a character outside the vocabulary.
+func Unheard(seg *Segmentation, logp []float32, T, V int, chars string) []Span {
+	ranges := wordRanges(chars)
+	out := make([]Span, len(ranges))
+	ids, err := model.Encode(chars)
+	if err != nil {
+		panic("align: Unheard: " + err.Error())
+	}
+	for k := 0; k+1 < len(ranges); k++ {
+		if !seg.Placed[k] || !seg.Placed[k+1] {
+			continue
+		}
+		lo, hi := seg.Spans[ranges[k][1]-1].End, seg.Spans[ranges[k+1][0]].Start
+		own0, own1 := ids[ranges[k][1]-1], ids[ranges[k+1][0]]
+		first, last, n := -1, -1, 0
+		for t := max(lo, 0); t < min(hi, T); t++ {
+			lp := logp[t*V : (t+1)*V]
+			best := 2 // the likeliest character (not blank, not space)
+			for v := 3; v < V; v++ {
+				if lp[v] > lp[best] {
+					best = v
+				}
+			}
+			if lp[best] > lp[model.EOS] && lp[best] > lp[1] && best != own0 && best != own1 {
+				if first < 0 {
+					first = t
+				}
+				last, n = t, n+1
+			}
+		}
+		if n >= minUnheard {
+			out[k] = Span{first, last + 1}
+		}
+	}
+	return out
+}

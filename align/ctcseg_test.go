@@ -115,3 +115,40 @@ func TestCTCSegment(t *testing.T) {
 		})
 	}
 }
+
+// TestUnheard: the frames between two placed words where the CTC head
+// hears other characters (a word left out of the transcript) are reported;
+// a repeat of the first word's last character (a long final vowel) and a
+// pause are not.
+func TestUnheard(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	opts := SegOptions{GarbageLogProb: math.Log(1e-4), SkipLogProb: math.Log(1e-4)}
+	for _, tc := range []struct {
+		name, audio, text string
+		want              bool // an unheard span after the first word
+	}{
+		{"word left out", "hello big world", "hello world", true},
+		{"plain", "hello world", "hello world", false},
+		{"long final vowel", "helloo world", "hello world", false},
+		{"noise between", "hello # world", "hello world", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lp, T, starts := spell(tc.audio, 5, rng)
+			seg := CTCSegment(lp, T, model.VocabSize, tc.text, opts)
+			u := Unheard(seg, lp, T, model.VocabSize, tc.text)
+			if len(u) != 2 || u[1].Len() != 0 {
+				t.Fatalf("spans %v: want 2, the last empty", u)
+			}
+			if got := u[0].Len() > 0; got != tc.want {
+				t.Fatalf("unheard after %q: %v, want a span: %v", tc.text[:5], u[0], tc.want)
+			}
+			if tc.want {
+				// "big" is spelled from byte 6 of the audio: its frames
+				// lie inside the span.
+				if b, g := starts[6], starts[8]; u[0].Start > b || u[0].End <= g {
+					t.Errorf("unheard %v does not cover big's frames %d..%d", u[0], b, g)
+				}
+			}
+		})
+	}
+}

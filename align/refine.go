@@ -88,7 +88,18 @@ const (
 // tone there would otherwise be taken for speech. samples are the
 // audio the word times refer to, at rate Hz. Character times are kept inside
 // their word's.
-func Refine(words []Word, samples []float32, rate int) {
+func Refine(words []Word, samples []float32, rate int) { refine(words, samples, rate, nil) }
+
+// refine is Refine where gaps[k], when it is a span (seconds, end after
+// start), is where sound that neither word k nor word k+1 holds may lie (a
+// word left out of the transcript: the CTC segmentation left that span
+// between their characters and heard characters there, see Unheard). When that span holds
+// unspokenFrames or more live frames in a row, the two words' edges are
+// refined apart: the first word ends where a pause at its end begins (else
+// where the path ended it), the second starts where a pause at its start
+// ends (else onsetLag before the path's start), and the sound between them
+// stays outside both.
+func refine(words []Word, samples []float32, rate int, gaps [][2]float64) {
 	fl := int(float64(rate) * refineFrameSec)
 	if fl < 1 || len(samples) < 2*fl {
 		return
@@ -155,6 +166,17 @@ func Refine(words []Word, samples []float32, rate int) {
 			continue // an interpolated word lies between them
 		}
 		sp0, sp1 := toF(a.End), toF(b.Start) // what the path gave the space
+		if g := idx[k]; g < len(gaps) && gaps[g][1] > gaps[g][0] && longestLive(quiet, toF(gaps[g][0]), toF(gaps[g][1])) >= unspokenFrames {
+			if at, n := longestQuiet(quiet, toF(a.End-pauseReach), toF(a.End+pauseReach), sp0, sp0); n >= minPauseFrames {
+				a.End = toT(at)
+			}
+			if at, n := longestQuiet(quiet, toF(b.Start-pauseReach), toF(b.Start+pauseReach), sp1, sp1); n >= minPauseFrames {
+				b.Start = toT(at + n)
+			} else {
+				b.Start = math.Max(b.Start-onsetLag, math.Min(gaps[g][1], b.Start))
+			}
+			continue
+		}
 		// A long pause anywhere between the words' middles (or further
 		// into a word stretched over it), else a short one near the space.
 		at, n := longestQuiet(quiet, toF(tail(a)), toF(head(b)), sp0, sp1)
@@ -200,6 +222,26 @@ func clampChars(w *Word) {
 		w.Chars[0].Start = w.Start
 		w.Chars[len(w.Chars)-1].End = w.End
 	}
+}
+
+// unspokenFrames is the shortest run of sound (100 ms) in the space the
+// path left between two words that Refine takes for speech neither word
+// holds (see Refine).
+const unspokenFrames = 20
+
+// longestLive returns the length of the longest run of frames within
+// [lo, hi) that are not quiet.
+func longestLive(quiet []bool, lo, hi int) int {
+	best, run := 0, 0
+	for f := max(lo, 0); f < min(hi, len(quiet)); f++ {
+		if quiet[f] {
+			run = 0
+			continue
+		}
+		run++
+		best = max(best, run)
+	}
+	return best
 }
 
 // longestQuiet returns the start and length of the longest run of quiet

@@ -441,3 +441,35 @@ func TestRefineClickInPause(t *testing.T) {
 		t.Errorf("release burst: a ends %.3f, b starts %.3f; want 0.670, 1.200", words[0].End, words[1].Start)
 	}
 }
+
+// TestRefineUnheardApart: a word left out of the transcript is spoken
+// between two words, after a short pause behind the first and running
+// straight into the second. Given where that sound lies (gaps), the first
+// word ends at its pause and the second starts onsetLag before the path's
+// start; without it, both edges went to the pause, and the second word
+// took the sound left out.
+func TestRefineUnheardApart(t *testing.T) {
+	const hz = 16000
+	sec := func(s float64) int { return int(math.Round(s * hz)) }
+	var x []float32
+	x = append(x, make([]float32, sec(0.1))...)
+	x = append(x, voiced(sec(0.3))...) // a: 0.1-0.4
+	x = append(x, make([]float32, sec(0.08))...)
+	x = append(x, voiced(sec(0.72))...) // left out 0.48-0.9, b 0.9-1.2
+	x = append(x, make([]float32, sec(0.2))...)
+	aligned := func(w string, s, e float64) Word {
+		return Word{Word: w, Start: s, End: e, Status: StatusAligned, Confidence: 1,
+			Chars: []Char{{Char: w[:1], Start: s, End: e}}}
+	}
+	const tol = 0.0051
+	words := []Word{aligned("a", 0.1, 0.41), aligned("b", 0.93, 1.2)}
+	refine(words, x, hz, [][2]float64{{0.55, 0.85}, {}})
+	if math.Abs(words[0].End-0.4) > tol || math.Abs(words[1].Start-0.9) > tol {
+		t.Errorf("with the gap: a ends %.3f, b starts %.3f; want 0.400, 0.900", words[0].End, words[1].Start)
+	}
+	words = []Word{aligned("a", 0.1, 0.41), aligned("b", 0.93, 1.2)}
+	Refine(words, x, hz)
+	if math.Abs(words[1].Start-0.48) > tol {
+		t.Errorf("without the gap: b starts %.3f, want 0.480 (the pause's end)", words[1].Start)
+	}
+}

@@ -40,6 +40,10 @@ type Options struct {
 	// FromSegmentation), and every word placed gets its confidence from
 	// Calibration (see Calibrate).
 	Seg *Segmentation
+	// Unheard, with Seg, is per word the encoder frames after it where the
+	// CTC head hears characters the transcript does not have (Unheard):
+	// Refine keeps that sound outside the word and the next.
+	Unheard []Span
 	// Calibration maps a word's evidence to its confidence when Seg is set;
 	// nil means DefaultCalibration.
 	Calibration *Calibration
@@ -109,13 +113,25 @@ func AlignText(txt *normalize.Text, att []float32, T int, opts Options) ([]Word,
 	}
 	if opts.Seg != nil {
 		measureEvidence(ev, spoken, chars, opts.Seg, opts.FrameSec, opts.Offset)
+		shrinkToSegmentation(spoken, chars, opts.Seg, opts.FrameSec, opts.Offset)
+		dropSkipped(spoken, chars, opts.Seg, opts.FrameSec, opts.Offset)
 	}
 	if opts.Samples != nil && opts.Rate > 0 {
 		before := make([][2]float64, len(spoken))
 		for k, w := range spoken {
 			before[k] = [2]float64{w.Start, w.End}
 		}
-		Refine(spoken, opts.Samples, opts.Rate)
+		var gaps [][2]float64
+		if len(opts.Unheard) == len(spoken) {
+			at := func(f int) float64 { return math.Max(0, float64(f)*opts.FrameSec+opts.Offset) }
+			gaps = make([][2]float64, len(spoken))
+			for k, u := range opts.Unheard {
+				if u.Len() > 0 {
+					gaps[k] = [2]float64{at(u.Start), at(u.End)}
+				}
+			}
+		}
+		refine(spoken, opts.Samples, opts.Rate, gaps)
 		contrast := levelContrast(opts.Samples, opts.Rate)
 		for k, w := range spoken {
 			ev[k].Moved = math.Max(math.Abs(w.Start-before[k][0]), math.Abs(w.End-before[k][1]))
@@ -191,6 +207,80 @@ func FromSegmentation(spoken []Word, chars string, seg *Segmentation, frameSec, 
 			c.Start, c.End = at(sp.Start), at(sp.End)
 		}
 		clampChars(w)
+	}
+}
+
+// shrinkToSegmentation's limits: how far (seconds) past the CTC
+// segmentation's edge a word may reach, and the least segmentation
+// confidence that shrinks it.
+const (
+	shrinkReach = 0.15
+	shrinkConf  = 0.8
+)
+
+// shrinkToSegmentation pulls in the edges of every placed word that reach
+// more than shrinkReach past the edges the CTC segmentation seg gave it,
+// where seg placed it with confidence shrinkConf or more. The attention
+// path may stretch a word over speech next to it that the transcript does
+// not hold (a word left out of it), where the segmentation, which can
+// leave such speech in a blank between words (SegOptions.GarbageLogProb),
+// keeps to the word's own sound. Edges only move in.
+func shrinkToSegmentation(spoken []Word, chars string, seg *Segmentation, frameSec, offset float64) {
+	ranges := wordRanges(chars)
+	if len(ranges) != len(spoken) || len(seg.Placed) != len(spoken) {
+		panic("align: shrinkToSegmentation size mismatch")
+	}
+	at := func(f int) float64 { return math.Max(0, float64(f)*frameSec+offset) }
+	for k, r := range ranges {
+		w := &spoken[k]
+		if w.Status == StatusInterpolated || !seg.Placed[k] || seg.Conf[k] < shrinkConf {
+			continue
+		}
+		s, e := at(seg.Spans[r[0]].Start), at(seg.Spans[r[1]-1].End)
+		if !(e > s) {
+			continue
+		}
+		if w.Start < s-shrinkReach && s < w.End {
+			w.Start = s
+		}
+		if w.End > e+shrinkReach && e > w.Start {
+			w.End = e
+		}
+		clampChars(w)
+	}
+}
+
+// dropSkipped leaves to Interpolate every word that the CTC segmentation
+// seg left out (text not in the audio: SegOptions.SkipLogProb) while it
+// placed the words on both sides of it (or the one side it has) with
+// confidence shrinkConf or more: the attention path, which must give every
+// character a frame, takes such a word's room from its neighbours. The
+// neighbours' edges next to it move out to where seg put them.
+func dropSkipped(spoken []Word, chars string, seg *Segmentation, frameSec, offset float64) {
+	ranges := wordRanges(chars)
+	if len(ranges) != len(spoken) || len(seg.Placed) != len(spoken) {
+		panic("align: dropSkipped size mismatch")
+	}
+	at := func(f int) float64 { return math.Max(0, float64(f)*frameSec+offset) }
+	sure := func(k int) bool {
+		return k < 0 || k >= len(spoken) || (seg.Placed[k] && seg.Conf[k] >= shrinkConf && spoken[k].Status != StatusInterpolated)
+	}
+	for k := range spoken {
+		w := &spoken[k]
+		if seg.Placed[k] || w.Status == StatusInterpolated || !sure(k-1) || !sure(k+1) {
+			continue
+		}
+		w.Status, w.Confidence = StatusInterpolated, 0
+		if k > 0 {
+			p := &spoken[k-1]
+			p.End = math.Max(p.End, at(seg.Spans[ranges[k-1][1]-1].End))
+			clampChars(p)
+		}
+		if k+1 < len(spoken) {
+			n := &spoken[k+1]
+			n.Start = math.Min(n.Start, at(seg.Spans[ranges[k+1][0]].Start))
+			clampChars(n)
+		}
 	}
 }
 

@@ -254,3 +254,41 @@ func TestInterpolate(t *testing.T) {
 		})
 	}
 }
+
+// TestShrinkAndDropSkipped: a word the attention path stretched over speech
+// the segmentation left outside it is pulled in to the segmentation's
+// edges; a word the segmentation left out between two confidently placed
+// words is left to Interpolate, and its neighbours' edges next to it move
+// out to the segmentation's.
+func TestShrinkAndDropSkipped(t *testing.T) {
+	const chars = "ab cd ef"
+	word := func(s, e float64) Word {
+		return Word{Start: s, End: e, Status: StatusAligned, Confidence: 0.9,
+			Chars: []Char{{Start: s, End: (s + e) / 2}, {Start: (s + e) / 2, End: e}}}
+	}
+	// Encoder frames of 0.1 s: ab at 0-2, cd at 10-12, ef at 13-15.
+	seg := &Segmentation{
+		Spans:  []Span{{0, 1}, {1, 2}, {2, 10}, {10, 11}, {11, 12}, {12, 13}, {13, 14}, {14, 15}},
+		Placed: []bool{true, true, true},
+		Conf:   []float64{0.9, 0.9, 0.9},
+	}
+	spoken := []Word{word(0, 0.2), word(0.3, 1.2), word(1.3, 1.5)}
+	shrinkToSegmentation(spoken, chars, seg, 0.1, 0)
+	if math.Abs(spoken[1].Start-1.0) > 1e-9 || math.Abs(spoken[1].End-1.2) > 1e-9 {
+		t.Errorf("cd at %.2f-%.2f, want 1.00-1.20 (the segmentation's start; its end is within reach)", spoken[1].Start, spoken[1].End)
+	}
+	if math.Abs(spoken[1].Chars[0].Start-1.0) > 1e-9 {
+		t.Errorf("cd's first character starts at %.2f, want 1.00", spoken[1].Chars[0].Start)
+	}
+	// cd left out by the segmentation: the path gave it 0.25-0.45 s.
+	seg.Placed[1], seg.Conf[1] = false, 0
+	seg.Spans = []Span{{0, 1}, {1, 3}, {3, 3}, {3, 3}, {3, 3}, {3, 3}, {3, 4}, {4, 5}}
+	spoken = []Word{word(0, 0.25), word(0.25, 0.45), word(0.45, 0.5)}
+	dropSkipped(spoken, chars, seg, 0.1, 0)
+	if spoken[1].Status != StatusInterpolated {
+		t.Errorf("cd: status %v, want interpolated", spoken[1].Status)
+	}
+	if math.Abs(spoken[0].End-0.3) > 1e-9 || math.Abs(spoken[2].Start-0.3) > 1e-9 {
+		t.Errorf("neighbours: ab ends %.2f, ef starts %.2f; want 0.30 and 0.30", spoken[0].End, spoken[2].Start)
+	}
+}

@@ -23,6 +23,8 @@ def align(audio, text):
         sys.exit(r.stderr)
     return json.loads(r.stdout)['words'], r.stderr
 clean, loose, extra = [], [], []
+skipped = 0
+near = {'deleted': [], 'unspoken': [], 'neither': []}
 for u in utts:
     audio = u['audio'] if os.path.isabs(u['audio']) else os.path.join(d, u['audio'])
     gold = u['words']
@@ -37,6 +39,9 @@ for u in utts:
             toks.append((w['word'], i))
             if x > 1 - rate / 3:
                 toks.append((rng.choice(vocab), None))  # inserted after
+    if not toks:
+        skipped += 1  # every word deleted: nothing to align
+        continue
     ws, _ = align(audio, ' '.join(w['word'] for w in gold))
     for w, g in zip(ws, gold):
         clean += [abs(w['start'] - g['start']), abs(w['end'] - g['end'])]
@@ -46,11 +51,27 @@ for u in utts:
             extra.append((w['status'], w['confidence']))
         else:
             g = gold[gi]
-            loose += [abs(w['start'] - g['start']), abs(w['end'] - g['end'])]
+            e = [abs(w['start'] - g['start']), abs(w['end'] - g['end'])]
+            loose += e
+            # What lies next to the word in the loose text: a spoken word
+            # missing from it (its gold neighbour deleted), a word not
+            # spoken, or neither.
+            k = toks.index((w['word'], gi))
+            nb = [toks[j][1] for j in (k - 1, k + 1) if 0 <= j < len(toks)]
+            if any(x is None for x in nb):
+                near['unspoken'] += e
+            elif (gi > 0 and (k == 0 or toks[k - 1][1] != gi - 1)) or (gi + 1 < len(gold) and (k + 1 == len(toks) or toks[k + 1][1] != gi + 1)):
+                near['deleted'] += e
+            else:
+                near['neither'] += e
 def summ(e):
     return 'mean %.1f ms, within 50 ms %.1f%%' % (1000 * sum(e) / len(e), 100 * sum(x <= 0.05 for x in e) / len(e))
-print('utterances %d, rate %.2f' % (len(utts), rate))
+print('utterances %d, rate %.2f, %d skipped (every word deleted)' % (len(utts), rate, skipped))
 print('clean transcript: ' + summ(clean))
 print('loose, spoken words: ' + summ(loose))
+for k, e in near.items():
+    if e:
+        print('loose, spoken words next to %s: %d edges, %s' % (
+            {'deleted': 'a deleted word', 'unspoken': 'a word not spoken', 'neither': 'neither'}[k], len(e), summ(e)))
 print('loose, words not spoken: %d, flagged (not aligned) %.1f%%, mean confidence %.2f' % (
     len(extra), 100 * sum(s != 'aligned' for s, _ in extra) / max(1, len(extra)), sum(c for _, c in extra) / max(1, len(extra))))
