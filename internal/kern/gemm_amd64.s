@@ -189,6 +189,92 @@ avx2put:
 	VZEROUPPER
 	RET
 
+// func sgemmKernel4AVX2(kc int, a, b, c *float32, ldc int, acc int)
+// sgemmKernelAVX2 for the first 4 rows of the 6-row A panel only: the
+// ragged last panel of a product with m mod 6 in 1..4 rows (a worker's
+// batch of 10 sequences is 6 + 4 rows in every recurrent step) costs 8
+// FMAs per depth step instead of 12. Each element sums in the same order
+// as in sgemmKernelAVX2, so the results are the same.
+TEXT ·sgemmKernel4AVX2(SB), NOSPLIT, $0-48
+	MOVQ kc+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ c+24(FP), DX
+	MOVQ ldc+32(FP), R8
+	SHLQ $2, R8
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	TESTQ CX, CX
+	JEQ   a4store
+
+a4loop:
+	PREFETCHT0 512(DI)
+	VMOVUPS      (DI), Y12
+	VMOVUPS      32(DI), Y13
+	VBROADCASTSS (SI), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 4(SI), Y15
+	VFMADD231PS  Y12, Y15, Y2
+	VFMADD231PS  Y13, Y15, Y3
+	VBROADCASTSS 8(SI), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 12(SI), Y15
+	VFMADD231PS  Y12, Y15, Y6
+	VFMADD231PS  Y13, Y15, Y7
+	ADDQ $24, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  a4loop
+
+a4store:
+	MOVQ acc+40(FP), AX
+	TESTQ AX, AX
+	JEQ  a4put
+	VADDPS (DX), Y0, Y0
+	VADDPS 32(DX), Y1, Y1
+	VMOVUPS Y0, (DX)
+	VMOVUPS Y1, 32(DX)
+	ADDQ R8, DX
+	VADDPS (DX), Y2, Y2
+	VADDPS 32(DX), Y3, Y3
+	VMOVUPS Y2, (DX)
+	VMOVUPS Y3, 32(DX)
+	ADDQ R8, DX
+	VADDPS (DX), Y4, Y4
+	VADDPS 32(DX), Y5, Y5
+	VMOVUPS Y4, (DX)
+	VMOVUPS Y5, 32(DX)
+	ADDQ R8, DX
+	VADDPS (DX), Y6, Y6
+	VADDPS 32(DX), Y7, Y7
+	VMOVUPS Y6, (DX)
+	VMOVUPS Y7, 32(DX)
+	VZEROUPPER
+	RET
+
+a4put:
+	VMOVUPS Y0, (DX)
+	VMOVUPS Y1, 32(DX)
+	ADDQ R8, DX
+	VMOVUPS Y2, (DX)
+	VMOVUPS Y3, 32(DX)
+	ADDQ R8, DX
+	VMOVUPS Y4, (DX)
+	VMOVUPS Y5, 32(DX)
+	ADDQ R8, DX
+	VMOVUPS Y6, (DX)
+	VMOVUPS Y7, 32(DX)
+	VZEROUPPER
+	RET
+
 // func sgemmKernelAVX512(kc int, a, b, c *float32, ldc int, acc int)
 // The same 6-row kernel with NR = 32 (two ZMM registers per row).
 TEXT ·sgemmKernelAVX512(SB), NOSPLIT, $0-48

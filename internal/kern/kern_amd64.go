@@ -15,6 +15,9 @@ const hasAsm = true
 func sgemmKernelAVX2(kc int, a, b, c *float32, ldc int, acc int)
 
 //go:noescape
+func sgemmKernel4AVX2(kc int, a, b, c *float32, ldc int, acc int)
+
+//go:noescape
 func sgemmKernelAVX512(kc int, a, b, c *float32, ldc int, acc int)
 
 //go:noescape
@@ -57,6 +60,11 @@ func b2i(b bool) int {
 func microAVX2(kc int, a, b, c []float32, ldc int, acc bool) {
 	_, _, _ = a[kc*6-1], b[kc*16-1], c[5*ldc+15]
 	sgemmKernelAVX2(kc, &a[0], &b[0], &c[0], ldc, b2i(acc))
+}
+
+func micro4AVX2(kc int, a, b, c []float32, ldc int, acc bool) {
+	_, _, _ = a[kc*6-1], b[kc*16-1], c[3*ldc+15]
+	sgemmKernel4AVX2(kc, &a[0], &b[0], &c[0], ldc, b2i(acc))
 }
 
 func microAVX512(kc int, a, b, c []float32, ldc int, acc bool) {
@@ -154,17 +162,18 @@ func axpyAVX2(dst []float32, alpha float32, x []float32) {
 // implAVX2 needs AVX2 and FMA: 6×16 micro-kernel, matrix-vector, dot, axpy
 // and float64-internal activation kernels in assembly.
 var implAVX2 = &impl32{
-	name:  "avx2",
-	mr:    6,
-	nr:    16,
-	micro: microAVX2,
-	tr8:   transpose8,
-	tr6:   transpose6,
-	cp:    copyPanelsFast,
-	gemvN: gemvNAVX2,
-	gemvT: gemvTAVX2,
-	dot:   dotAVX2,
-	axpy:  axpyAVX2,
+	name:   "avx2",
+	mr:     6,
+	nr:     16,
+	micro:  microAVX2,
+	micro4: micro4AVX2,
+	tr8:    transpose8,
+	tr6:    transpose6,
+	cp:     copyPanelsFast,
+	gemvN:  gemvNAVX2,
+	gemvT:  gemvTAVX2,
+	dot:    dotAVX2,
+	axpy:   axpyAVX2,
 
 	exp:      expAVX2,
 	sigmoid:  sigmoidAVX2,
