@@ -411,14 +411,19 @@ func TestRefineClickInPause(t *testing.T) {
 	// room tone to 1.2 s, word B 1.2-1.6 s. The path ends A at 0.63 and
 	// starts B at 1.17; the longest quiet run, 0.86-1.2 s, used to end A
 	// at the click.
-	var x []float32
-	x = append(x, room(sec(0.2))...)
-	x = append(x, voiced(sec(0.4))...)
-	x = append(x, room(sec(0.25))...)
-	x = append(x, click(sec(0.01))...)
-	x = append(x, room(sec(0.34))...)
-	x = append(x, voiced(sec(0.4))...)
-	x = append(x, room(sec(0.3))...)
+	// audio: room tone 0.2 s, word A 0.4 s, room tone for before, a 10 ms
+	// click, room tone for after, word B 0.4 s, room tone 0.3 s.
+	audio := func(before, after float64) []float32 {
+		var x []float32
+		x = append(x, room(sec(0.2))...)
+		x = append(x, voiced(sec(0.4))...)
+		x = append(x, room(sec(before))...)
+		x = append(x, click(sec(0.01))...)
+		x = append(x, room(sec(after))...)
+		x = append(x, voiced(sec(0.4))...)
+		return append(x, room(sec(0.3))...)
+	}
+	x := audio(0.25, 0.34)
 	words := []Word{aligned("a", 0.2, 0.63), aligned("b", 1.17, 1.6)}
 	Refine(words, x, hz)
 	const tol = 0.0101
@@ -427,14 +432,7 @@ func TestRefineClickInPause(t *testing.T) {
 	}
 	// The same with the click 60 ms after A's end (a release burst after
 	// its closure): A keeps it and ends after it, at 0.67 s.
-	x = x[:0]
-	x = append(x, room(sec(0.2))...)
-	x = append(x, voiced(sec(0.4))...)
-	x = append(x, room(sec(0.06))...)
-	x = append(x, click(sec(0.01))...)
-	x = append(x, room(sec(0.53))...)
-	x = append(x, voiced(sec(0.4))...)
-	x = append(x, room(sec(0.3))...)
+	x = audio(0.06, 0.53)
 	words = []Word{aligned("a", 0.2, 0.66), aligned("b", 1.17, 1.6)}
 	Refine(words, x, hz)
 	if math.Abs(words[0].End-0.67) > tol || math.Abs(words[1].Start-1.2) > tol {
