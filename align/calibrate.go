@@ -147,11 +147,10 @@ func (c Calibration) Validate() error {
 // from the CTC segmentation seg (encoder frames of frameSec seconds, times
 // plus offset). ev holds one Evidence per spoken word.
 func measureEvidence(ev []Evidence, spoken []Word, chars string, seg *Segmentation, frameSec, offset float64) {
-	ranges := wordRanges(chars)
-	if len(ranges) != len(spoken) || len(seg.Placed) != len(spoken) || len(ev) != len(spoken) {
+	ranges := segWords(spoken, chars, seg, "measureEvidence")
+	if len(ev) != len(spoken) {
 		panic("align: measureEvidence size mismatch")
 	}
-	at := func(f int) float64 { return math.Max(0, float64(f)*frameSec+offset) }
 	for k, r := range ranges {
 		w := &spoken[k]
 		if w.Status == StatusInterpolated {
@@ -160,7 +159,8 @@ func measureEvidence(ev []Evidence, spoken []Word, chars string, seg *Segmentati
 		ev[k].Segment, ev[k].Apart = 0, MaxApart
 		if seg.Placed[k] {
 			ev[k].Segment = seg.Conf[k]
-			d := math.Max(math.Abs(w.Start-at(seg.Spans[r[0]].Start)), math.Abs(w.End-at(seg.Spans[r[1]-1].End)))
+			s, e := seg.wordSeconds(r, frameSec, offset)
+			d := math.Max(math.Abs(w.Start-s), math.Abs(w.End-e))
 			ev[k].Apart = math.Min(d, MaxApart)
 		}
 	}
@@ -196,7 +196,7 @@ func Calibrate(spoken []Word, ev []Evidence, c Calibration) {
 // over samples (at rate Hz).
 func settledEvidence(ev []Evidence, spoken []Word, chars string, seg *Segmentation, frameSec, offset float64, samples []float32, rate int) {
 	ranges := wordRanges(chars)
-	at := func(f int) float64 { return math.Max(0, float64(f)*frameSec+offset) }
+	at := func(f int) float64 { return frameSeconds(f, frameSec, offset) }
 	other := make([]Word, len(spoken))
 	for k, w := range spoken {
 		other[k] = w

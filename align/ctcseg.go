@@ -77,6 +77,28 @@ type Segmentation struct {
 	LogProb float64
 }
 
+// frameSeconds is the time (seconds) of encoder frame f: frames of frameSec
+// seconds, plus offset, never before 0.
+func frameSeconds(f int, frameSec, offset float64) float64 {
+	return math.Max(0, float64(f)*frameSec+offset)
+}
+
+// wordSeconds returns the start and end (seconds, see frameSeconds) that
+// seg gives the word of its transcript in byte range r (from wordRanges).
+func (s *Segmentation) wordSeconds(r [2]int, frameSec, offset float64) (start, end float64) {
+	return frameSeconds(s.Spans[r[0]].Start, frameSec, offset), frameSeconds(s.Spans[r[1]-1].End, frameSec, offset)
+}
+
+// segWords returns the byte ranges of the words of chars, and panics
+// (naming fn) unless spoken and seg hold one entry per word.
+func segWords(spoken []Word, chars string, seg *Segmentation, fn string) [][2]int {
+	ranges := wordRanges(chars)
+	if len(ranges) != len(spoken) || len(seg.Placed) != len(spoken) {
+		panic("align: " + fn + " size mismatch")
+	}
+	return ranges
+}
+
 // segCodes: how a state was entered, 2 bits.
 const (
 	segStay = iota

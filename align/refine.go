@@ -51,8 +51,9 @@ const (
 //     meet the stretch the path gave to the space between them), the first
 //     word ends where the longest such pause begins and the second starts
 //     where it ends, a click in the pause (under 30 ms of sound with quiet
-//     on both sides, see clicksAfter) counting as part of it; otherwise both meet onsetLag (30 ms) before the
-//     second word's start, or at the first one's end where the path gave
+//     on both sides, see clicksAfter) counting as part of it; otherwise
+//     both meet onsetLag (30 ms) before the second word's start, or at
+//     the first one's end where the path gave
 //     the space less than that (the path starts a word about one encoder
 //     frame after its sound begins, the space taking the frame before;
 //     see onsetLag), except in noisy audio (level contrast 25 dB or less) where
@@ -92,8 +93,8 @@ func Refine(words []Word, samples []float32, rate int) { refine(words, samples, 
 
 // refine is Refine where gaps[k], when it is a span (seconds, end after
 // start), is where sound that neither word k nor word k+1 holds may lie (a
-// word left out of the transcript: the CTC segmentation left that span
-// between their characters and heard characters there, see Unheard). When that span holds
+// word left out of the transcript: the CTC head heard characters there
+// that are neither word's, see Unheard). When that span holds
 // unspokenFrames or more live frames in a row, the two words' edges are
 // refined apart: the first word ends where a pause at its end begins (else
 // where the path ended it), the second starts where a pause at its start

@@ -123,11 +123,10 @@ func AlignText(txt *normalize.Text, att []float32, T int, opts Options) ([]Word,
 		}
 		var gaps [][2]float64
 		if len(opts.Unheard) == len(spoken) {
-			at := func(f int) float64 { return math.Max(0, float64(f)*opts.FrameSec+opts.Offset) }
 			gaps = make([][2]float64, len(spoken))
 			for k, u := range opts.Unheard {
 				if u.Len() > 0 {
-					gaps[k] = [2]float64{at(u.Start), at(u.End)}
+					gaps[k] = [2]float64{frameSeconds(u.Start, opts.FrameSec, opts.Offset), frameSeconds(u.End, opts.FrameSec, opts.Offset)}
 				}
 			}
 		}
@@ -168,11 +167,8 @@ func AlignText(txt *normalize.Text, att []float32, T int, opts Options) ([]Word,
 // otherwise; words seg left out, or that have no room between their
 // neighbours, are left as they are.
 func FromSegmentation(spoken []Word, chars string, seg *Segmentation, frameSec, offset, minConf float64) {
-	ranges := wordRanges(chars)
-	if len(ranges) != len(spoken) || len(seg.Placed) != len(spoken) {
-		panic("align: FromSegmentation size mismatch")
-	}
-	at := func(f int) float64 { return math.Max(0, float64(f)*frameSec+offset) }
+	ranges := segWords(spoken, chars, seg, "FromSegmentation")
+	at := func(f int) float64 { return frameSeconds(f, frameSec, offset) }
 	for k, r := range ranges {
 		w := &spoken[k]
 		if w.Status != StatusInterpolated || !seg.Placed[k] {
@@ -191,8 +187,8 @@ func FromSegmentation(spoken []Word, chars string, seg *Segmentation, frameSec, 
 				break
 			}
 		}
-		start := math.Max(at(seg.Spans[r[0]].Start), lo)
-		end := math.Min(at(seg.Spans[r[1]-1].End), hi)
+		start, end := seg.wordSeconds(r, frameSec, offset)
+		start, end = math.Max(start, lo), math.Min(end, hi)
 		if !(end > start) {
 			continue
 		}
@@ -226,17 +222,12 @@ const (
 // leave such speech in a blank between words (SegOptions.GarbageLogProb),
 // keeps to the word's own sound. Edges only move in.
 func shrinkToSegmentation(spoken []Word, chars string, seg *Segmentation, frameSec, offset float64) {
-	ranges := wordRanges(chars)
-	if len(ranges) != len(spoken) || len(seg.Placed) != len(spoken) {
-		panic("align: shrinkToSegmentation size mismatch")
-	}
-	at := func(f int) float64 { return math.Max(0, float64(f)*frameSec+offset) }
-	for k, r := range ranges {
+	for k, r := range segWords(spoken, chars, seg, "shrinkToSegmentation") {
 		w := &spoken[k]
 		if w.Status == StatusInterpolated || !seg.Placed[k] || seg.Conf[k] < shrinkConf {
 			continue
 		}
-		s, e := at(seg.Spans[r[0]].Start), at(seg.Spans[r[1]-1].End)
+		s, e := seg.wordSeconds(r, frameSec, offset)
 		if !(e > s) {
 			continue
 		}
@@ -257,11 +248,7 @@ func shrinkToSegmentation(spoken []Word, chars string, seg *Segmentation, frameS
 // character a frame, takes such a word's room from its neighbours. The
 // neighbours' edges next to it move out to where seg put them.
 func dropSkipped(spoken []Word, chars string, seg *Segmentation, frameSec, offset float64) {
-	ranges := wordRanges(chars)
-	if len(ranges) != len(spoken) || len(seg.Placed) != len(spoken) {
-		panic("align: dropSkipped size mismatch")
-	}
-	at := func(f int) float64 { return math.Max(0, float64(f)*frameSec+offset) }
+	ranges := segWords(spoken, chars, seg, "dropSkipped")
 	sure := func(k int) bool {
 		return k < 0 || k >= len(spoken) || (seg.Placed[k] && seg.Conf[k] >= shrinkConf && spoken[k].Status != StatusInterpolated)
 	}
@@ -273,12 +260,14 @@ func dropSkipped(spoken []Word, chars string, seg *Segmentation, frameSec, offse
 		w.Status, w.Confidence = StatusInterpolated, 0
 		if k > 0 {
 			p := &spoken[k-1]
-			p.End = math.Max(p.End, at(seg.Spans[ranges[k-1][1]-1].End))
+			_, e := seg.wordSeconds(ranges[k-1], frameSec, offset)
+			p.End = math.Max(p.End, e)
 			clampChars(p)
 		}
 		if k+1 < len(spoken) {
 			n := &spoken[k+1]
-			n.Start = math.Min(n.Start, at(seg.Spans[ranges[k+1][0]].Start))
+			st, _ := seg.wordSeconds(ranges[k+1], frameSec, offset)
+			n.Start = math.Min(n.Start, st)
 			clampChars(n)
 		}
 	}
