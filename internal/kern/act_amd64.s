@@ -262,6 +262,35 @@ GLOBL tfB4<>(SB), RODATA|NOPTR, $4
 DATA tfB6<>+0(SB)/4, $0x35a0d3d8 // 1.19825839466702e-06
 GLOBL tfB6<>(SB), RODATA|NOPTR, $4
 
+// TANHFAST8 sets Y3 to tanhFast of the eight lanes of Y0, a rational
+// approximation p/q on x clamped to [-c, c] (NaN stays NaN), where
+// p = x·(a1 + x²(a3 + x²(a5 + x²(a7 + x²(a9 + x²(a11 + x² a13)))))) and
+// q = b0 + x²(b2 + x²(b4 + x² b6)), with the
+// constants c, -c, a13, a11, a9, a7, b6, b4 held in Y14, Y15, Y8-Y13; it
+// uses Y1, Y2, Y4 and Y5.
+#define TANHFAST8 \
+	VMINPS  Y0, Y14, Y1 \
+	VMAXPS  Y1, Y15, Y1 \
+	VMULPS  Y1, Y1, Y2 \
+	VMOVAPS     Y8, Y3 \
+	VFMADD213PS Y9, Y2, Y3 \
+	VFMADD213PS Y10, Y2, Y3 \
+	VFMADD213PS Y11, Y2, Y3 \
+	VBROADCASTSS tfA5<>(SB), Y4 \
+	VFMADD213PS Y4, Y2, Y3 \
+	VBROADCASTSS tfA3<>(SB), Y4 \
+	VFMADD213PS Y4, Y2, Y3 \
+	VBROADCASTSS tfA1<>(SB), Y4 \
+	VFMADD213PS Y4, Y2, Y3 \
+	VMULPS      Y1, Y3, Y3 \
+	VMOVAPS     Y12, Y5 \
+	VFMADD213PS Y13, Y2, Y5 \
+	VBROADCASTSS tfB2<>(SB), Y4 \
+	VFMADD213PS Y4, Y2, Y5 \
+	VBROADCASTSS tfB0<>(SB), Y4 \
+	VFMADD213PS Y4, Y2, Y5 \
+	VDIVPS      Y5, Y3, Y3
+
 // func tanhFastAsm(n int, x, dst *float32)
 TEXT ·tanhFastAsm(SB), NOSPLIT, $0-24
 	MOVQ n+0(FP), CX
@@ -280,29 +309,7 @@ TEXT ·tanhFastAsm(SB), NOSPLIT, $0-24
 
 tfloop:
 	VMOVUPS (SI), Y0
-	VMINPS  Y0, Y14, Y1 // min(c, x); NaN stays NaN
-	VMAXPS  Y1, Y15, Y1 // x clamped to [-c, c]
-	VMULPS  Y1, Y1, Y2  // x²
-	// p = x·(a1 + x²(a3 + x²(a5 + x²(a7 + x²(a9 + x²(a11 + x² a13))))))
-	VMOVAPS     Y8, Y3
-	VFMADD213PS Y9, Y2, Y3
-	VFMADD213PS Y10, Y2, Y3
-	VFMADD213PS Y11, Y2, Y3
-	VBROADCASTSS tfA5<>(SB), Y4
-	VFMADD213PS Y4, Y2, Y3
-	VBROADCASTSS tfA3<>(SB), Y4
-	VFMADD213PS Y4, Y2, Y3
-	VBROADCASTSS tfA1<>(SB), Y4
-	VFMADD213PS Y4, Y2, Y3
-	VMULPS      Y1, Y3, Y3
-	// q = b0 + x²(b2 + x²(b4 + x² b6))
-	VMOVAPS     Y12, Y5
-	VFMADD213PS Y13, Y2, Y5
-	VBROADCASTSS tfB2<>(SB), Y4
-	VFMADD213PS Y4, Y2, Y5
-	VBROADCASTSS tfB0<>(SB), Y4
-	VFMADD213PS Y4, Y2, Y5
-	VDIVPS      Y5, Y3, Y3 // p/q
+	TANHFAST8
 	VMOVUPS     Y3, (DI)
 	ADDQ $32, SI
 	ADDQ $32, DI
@@ -349,27 +356,7 @@ tdcol:
 
 tdnoy:
 	VADDPS  (R10)(BX*1), Y0, Y0
-	VMINPS  Y0, Y14, Y1
-	VMAXPS  Y1, Y15, Y1
-	VMULPS  Y1, Y1, Y2
-	VMOVAPS     Y8, Y3
-	VFMADD213PS Y9, Y2, Y3
-	VFMADD213PS Y10, Y2, Y3
-	VFMADD213PS Y11, Y2, Y3
-	VBROADCASTSS tfA5<>(SB), Y4
-	VFMADD213PS Y4, Y2, Y3
-	VBROADCASTSS tfA3<>(SB), Y4
-	VFMADD213PS Y4, Y2, Y3
-	VBROADCASTSS tfA1<>(SB), Y4
-	VFMADD213PS Y4, Y2, Y3
-	VMULPS      Y1, Y3, Y3
-	VMOVAPS     Y12, Y5
-	VFMADD213PS Y13, Y2, Y5
-	VBROADCASTSS tfB2<>(SB), Y4
-	VFMADD213PS Y4, Y2, Y5
-	VBROADCASTSS tfB0<>(SB), Y4
-	VFMADD213PS Y4, Y2, Y5
-	VDIVPS      Y5, Y3, Y3
+	TANHFAST8
 	VFMADD231PS (R11)(BX*1), Y3, Y6
 	ADDQ $32, SI
 	ADDQ $32, BX
