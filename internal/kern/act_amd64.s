@@ -262,6 +262,17 @@ GLOBL tfB4<>(SB), RODATA|NOPTR, $4
 DATA tfB6<>+0(SB)/4, $0x35a0d3d8 // 1.19825839466702e-06
 GLOBL tfB6<>(SB), RODATA|NOPTR, $4
 
+// LOADTANHFAST loads the constants TANHFAST8 keeps in registers.
+#define LOADTANHFAST \
+	VBROADCASTSS tfClamp<>(SB), Y14 \
+	VBROADCASTSS tfNegClamp<>(SB), Y15 \
+	VBROADCASTSS tfA13<>(SB), Y8 \
+	VBROADCASTSS tfA11<>(SB), Y9 \
+	VBROADCASTSS tfA9<>(SB), Y10 \
+	VBROADCASTSS tfA7<>(SB), Y11 \
+	VBROADCASTSS tfB6<>(SB), Y12 \
+	VBROADCASTSS tfB4<>(SB), Y13
+
 // TANHFAST8 sets Y3 to tanhFast of the eight lanes of Y0, a rational
 // approximation p/q on x clamped to [-c, c] (NaN stays NaN), where
 // p = x·(a1 + x²(a3 + x²(a5 + x²(a7 + x²(a9 + x²(a11 + x² a13)))))) and
@@ -296,14 +307,7 @@ TEXT ·tanhFastAsm(SB), NOSPLIT, $0-24
 	MOVQ n+0(FP), CX
 	MOVQ x+8(FP), SI
 	MOVQ dst+16(FP), DI
-	VBROADCASTSS tfClamp<>(SB), Y14
-	VBROADCASTSS tfNegClamp<>(SB), Y15
-	VBROADCASTSS tfA13<>(SB), Y8
-	VBROADCASTSS tfA11<>(SB), Y9
-	VBROADCASTSS tfA9<>(SB), Y10
-	VBROADCASTSS tfA7<>(SB), Y11
-	VBROADCASTSS tfB6<>(SB), Y12
-	VBROADCASTSS tfB4<>(SB), Y13
+	LOADTANHFAST
 	SHRQ $3, CX
 	JEQ  tfdone
 
@@ -333,14 +337,7 @@ TEXT ·tanhDotAsm(SB), NOSPLIT, $0-56
 	MOVQ w+40(FP), R11
 	MOVQ e+48(FP), DI
 	SHRQ $3, R9
-	VBROADCASTSS tfClamp<>(SB), Y14
-	VBROADCASTSS tfNegClamp<>(SB), Y15
-	VBROADCASTSS tfA13<>(SB), Y8
-	VBROADCASTSS tfA11<>(SB), Y9
-	VBROADCASTSS tfA9<>(SB), Y10
-	VBROADCASTSS tfA7<>(SB), Y11
-	VBROADCASTSS tfB6<>(SB), Y12
-	VBROADCASTSS tfB4<>(SB), Y13
+	LOADTANHFAST
 
 tdrow:
 	VXORPS Y6, Y6, Y6
