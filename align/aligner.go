@@ -349,7 +349,7 @@ func (a *Aligner) alignLong(ctx context.Context, samples []float32, txt *normali
 		}
 	}
 	logp = nil
-	pieceOf := tokenPieces(txt, chars, seg, firstFrame)
+	pieceOf := tokenPieces(txt, chars, seg, firstFrame, int(runOnPause/a.Options.FrameSec))
 	var (
 		offsets []float64
 		parts   [][]Word
@@ -448,17 +448,22 @@ func (a *Aligner) encodePieces(ctx context.Context, samples []float32, pieces []
 // tokenPieces divides the tokens of txt between pieces whose encoder frames
 // start at firstFrame[i] (firstFrame has one more entry, the total). A
 // token whose first spoken word seg placed with confidence at least
-// pieceConf goes to the piece holding that word's middle; any other token
-// goes with the nearest such token of its sentence: the one after it if
-// no such token comes before it in the sentence, else the one before it
-// (a weak word at a sentence's start would otherwise follow a stray
-// character into the pause or music before it). A sentence without any
-// such token (a voice the model hears poorly) goes where seg placed its
-// words, however weakly: following the sentence before it instead would
-// put it in that sentence's piece, possibly seconds early. A nil seg
-// gives every token to the first piece. It returns the token ranges as boundaries:
-// piece i gets tokens [b[i], b[i+1]).
-func tokenPieces(txt *normalize.Text, chars string, seg *Segmentation, firstFrame []int) []int {
+// pieceConf (a strong token) goes to the piece holding that word's middle.
+// A weak token after a strong token of its sentence goes to the piece of
+// its own placement, held between the pieces of the strong tokens around
+// it (a slow reader's sentence runs on over a pause into the next piece),
+// if a strong token of its sentence follows it or its placement starts at
+// most runOn frames after the end of the token before it; otherwise (a
+// stray match in the music or noise after the sentence, or no placement)
+// it goes with the token before it. A weak token before its sentence's
+// first strong token goes with that one (it would otherwise follow a stray
+// character into the pause or music before the sentence). A sentence
+// without any strong token (a voice the model hears poorly) goes where seg
+// placed its words, however weakly: following the sentence before it
+// instead would put it in that sentence's piece, possibly seconds early. A
+// nil seg gives every token to the first piece. It returns the token
+// ranges as boundaries: piece i gets tokens [b[i], b[i+1]).
+func tokenPieces(txt *normalize.Text, chars string, seg *Segmentation, firstFrame []int, runOn int) []int {
 	n := len(firstFrame) - 1
 	b := make([]int, n+1)
 	for i := 1; i <= n; i++ {
@@ -472,10 +477,13 @@ func tokenPieces(txt *normalize.Text, chars string, seg *Segmentation, firstFram
 	nt := len(txt.Tokens)
 	piece := make([]int, nt)  // -1: no strong word
 	placed := make([]int, nt) // the piece of a placed word, however weak; -1: none
+	startF := make([]int, nt) // first and last frame of a placed token
+	endF := make([]int, nt)
 	for ti := range txt.Tokens {
 		piece[ti], placed[ti] = -1, -1
 		if w := off[ti]; w < off[ti+1] && seg.Placed[w] {
 			r := ranges[w]
+			startF[ti], endF[ti] = seg.Spans[r[0]].Start, seg.Spans[ranges[off[ti+1]-1][1]-1].End
 			mid := (seg.Spans[r[0]].Start + seg.Spans[r[1]-1].End) / 2
 			p := 0
 			for p+1 < n && firstFrame[p+1] <= mid {
@@ -487,32 +495,51 @@ func tokenPieces(txt *normalize.Text, chars string, seg *Segmentation, firstFram
 			}
 		}
 	}
-	// Weak tokens: forward within the sentence from its last strong token,
-	// else backward from the sentence's first strong token. A sentence
-	// with no strong token takes the weak placements first.
+	strong := make([]bool, nt)
+	for ti := range piece {
+		strong[ti] = piece[ti] >= 0
+	}
+	// next[ti]: the piece of the first strong token after ti, anywhere in
+	// the text (the last piece if none).
+	next := make([]int, nt)
+	nextIn := make([]bool, nt) // a strong token follows in ti's sentence
+	for ti, p, in := nt-1, n-1, false; ti >= 0; ti-- {
+		if txt.Tokens[ti].Ends {
+			in = false
+		}
+		next[ti], nextIn[ti] = p, in
+		if strong[ti] {
+			p, in = piece[ti], true
+		}
+	}
+	// Weak tokens: see above.
 	for s := 0; s < nt; {
 		e := s
 		for e < nt && !txt.Tokens[e].Ends {
 			e++
 		}
 		e = min(e+1, nt) // tokens [s, e) form a sentence
-		if !slices.ContainsFunc(piece[s:e], func(p int) bool { return p >= 0 }) {
+		if !slices.Contains(strong[s:e], true) {
 			copy(piece[s:e], placed[s:e])
 		}
-		last := -1
+		last, lastEnd := -1, 0
 		for ti := s; ti < e; ti++ {
-			if piece[ti] >= 0 {
-				last = piece[ti]
-			} else if last >= 0 {
+			switch {
+			case strong[ti]:
+				last, lastEnd = piece[ti], endF[ti]
+			case last >= 0 && placed[ti] >= 0 && (nextIn[ti] || startF[ti]-lastEnd <= runOn):
+				piece[ti] = min(max(placed[ti], last), next[ti])
+				last, lastEnd = piece[ti], endF[ti]
+			case last >= 0:
 				piece[ti] = last
 			}
 		}
-		next := -1
+		first := -1
 		for ti := e - 1; ti >= s; ti-- {
 			if piece[ti] >= 0 {
-				next = piece[ti]
-			} else if next >= 0 {
-				piece[ti] = next
+				first = piece[ti]
+			} else if first >= 0 {
+				piece[ti] = first
 			}
 		}
 		s = e
@@ -528,6 +555,12 @@ func tokenPieces(txt *normalize.Text, chars string, seg *Segmentation, firstFram
 	}
 	return b
 }
+
+// runOnPause is the longest pause (seconds) over which a weak word at the
+// end of a sentence keeps its own piece (see tokenPieces): a slow reader's
+// sentence runs on over shorter pauses, while a weak word further away is
+// more likely a stray match in the music or noise after the sentence.
+const runOnPause = 1.0
 
 // pieceConf is the least CTC segmentation confidence of a word that
 // decides its token's piece by itself (see tokenPieces).

@@ -37,7 +37,7 @@ func TestTokenPiecesWeakSentence(t *testing.T) {
 	at := []int{10, 20, 110, 120, 130, 140, 210, 220}
 	conf := []float64{0.9, 0.8, 0.1, 0.2, 0.05, 0.1, 0.9, 0.9}
 	seg := segFor(chars, at, conf)
-	got := tokenPieces(txt, chars, seg, []int{0, 100, 200, 300})
+	got := tokenPieces(txt, chars, seg, []int{0, 100, 200, 300}, 33)
 	// Tokens: keep quiet. | won't you draw up? | yes sir.
 	if want := []int{0, 2, 6, 8}; !slices.Equal(got, want) {
 		t.Errorf("token ranges %v, want %v", got, want)
@@ -48,8 +48,37 @@ func TestTokenPiecesWeakSentence(t *testing.T) {
 	at = []int{10, 20, 110, 150, 130, 140, 210, 220}
 	conf = []float64{0.9, 0.8, 0.9, 0.1, 0.9, 0.9, 0.9, 0.9}
 	at[3] = 250 // "you" placed weakly in piece 2
-	got = tokenPieces(txt, chars, segFor(chars, at, conf), []int{0, 100, 200, 300})
+	got = tokenPieces(txt, chars, segFor(chars, at, conf), []int{0, 100, 200, 300}, 33)
 	if want := []int{0, 2, 6, 8}; !slices.Equal(got, want) {
 		t.Errorf("with a stray weak word: token ranges %v, want %v", got, want)
+	}
+}
+
+// TestTokenPiecesRunOn: weak words at the end of a sentence keep their own
+// piece when they follow the last strong word within runOn frames (a slow
+// reader's sentence running on over a pause), and stay with it when they
+// lie further away (a stray match in the music after the sentence).
+func TestTokenPiecesRunOn(t *testing.T) {
+	txt, err := normalize.Normalize("But what if they were right. Yes sir.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	chars := txt.String()
+	// Pieces start at frames 0, 100 and 200. "but what if" is heard in
+	// piece 0 (ending at frame 70), "they were right" weakly from frame
+	// 105 in piece 1; "yes sir" well in piece 2.
+	at := []int{50, 60, 68, 105, 115, 125, 210, 220}
+	conf := []float64{0.9, 0.8, 0.9, 0.1, 0.1, 0.1, 0.9, 0.9}
+	for _, c := range []struct {
+		runOn int
+		want  []int
+	}{
+		{40, []int{0, 3, 6, 8}}, // the weak words start 35 frames after "if": their own piece
+		{30, []int{0, 6, 6, 8}}, // too far: they stay with "if"
+	} {
+		got := tokenPieces(txt, chars, segFor(chars, at, conf), []int{0, 100, 200, 300}, c.runOn)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("runOn %d: token ranges %v, want %v", c.runOn, got, c.want)
+		}
 	}
 }
