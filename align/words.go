@@ -208,20 +208,27 @@ func FromSegmentation(spoken []Word, chars string, seg *Segmentation, frameSec, 
 
 // shrinkToSegmentation's limits: how far (seconds) past the CTC
 // segmentation's edge a word may reach, and the least segmentation
-// confidence that shrinks it.
+// confidence that shrinks or moves it.
 const (
-	shrinkReach = 0.15
-	shrinkConf  = 0.8
+	shrinkReach = 0.1
+	shrinkConf  = 0.5
 )
 
-// shrinkToSegmentation pulls in the edges of every placed word that reach
-// more than shrinkReach past the edges the CTC segmentation seg gave it,
-// where seg placed it with confidence shrinkConf or more. The attention
-// path may stretch a word over speech next to it that the transcript does
-// not hold (a word left out of it), where the segmentation, which can
-// leave such speech in a blank between words (SegOptions.GarbageLogProb),
-// keeps to the word's own sound. Edges only move in.
+// shrinkToSegmentation brings every placed word that the CTC segmentation
+// seg placed with confidence shrinkConf or more back to seg's span for it.
+// The attention path may stretch a word over speech next to it that the
+// transcript does not hold (a word left out of it), where the segmentation,
+// which can leave such speech in a blank between words
+// (SegOptions.GarbageLogProb), keeps to the word's own sound: an edge that
+// reaches more than shrinkReach past seg's is pulled in to it (edges only
+// move in). And where a word of the text is not in the audio, the path
+// must still give it frames and may take them from a neighbour, pushing
+// that neighbour onto the next word's sound: a word that overlaps seg's
+// span for it by less than half of the shorter of the two takes seg's span
+// (its characters too) when that span lies within the words around it,
+// and the word before gives way.
 func shrinkToSegmentation(spoken []Word, chars string, seg *Segmentation, frameSec, offset float64) {
+	moved := -1 // the last word that took seg's span
 	for k, r := range segWords(spoken, chars, seg, "shrinkToSegmentation") {
 		w := &spoken[k]
 		if w.Status == StatusInterpolated || !seg.Placed[k] || seg.Conf[k] < shrinkConf {
@@ -230,6 +237,26 @@ func shrinkToSegmentation(spoken []Word, chars string, seg *Segmentation, frameS
 		s, e := seg.wordSeconds(r, frameSec, offset)
 		if !(e > s) {
 			continue
+		}
+		overlap := math.Min(w.End, e) - math.Max(w.Start, s)
+		within := (k == 0 || s >= spoken[k-1].Start) && (k+1 == len(spoken) || e <= spoken[k+1].End)
+		if overlap < 0.5*math.Min(w.End-w.Start, e-s) && within {
+			w.Start, w.End = s, e
+			for j := range w.Chars {
+				sp := seg.Spans[r[0]+j]
+				w.Chars[j].Start, w.Chars[j].End = frameSeconds(sp.Start, frameSec, offset), frameSeconds(sp.End, frameSec, offset)
+			}
+			clampChars(w)
+			if k > 0 && spoken[k-1].End > s {
+				p := &spoken[k-1]
+				p.End = math.Max(p.Start, s)
+				clampChars(p)
+			}
+			moved = k
+			continue
+		}
+		if k > 0 && moved == k-1 && w.Start < spoken[k-1].End {
+			w.Start = math.Min(spoken[k-1].End, w.End)
 		}
 		if w.Start < s-shrinkReach && s < w.End {
 			w.Start = s

@@ -292,3 +292,39 @@ func TestShrinkAndDropSkipped(t *testing.T) {
 		t.Errorf("neighbours: ab ends %.2f, ef starts %.2f; want 0.30 and 0.30", spoken[0].End, spoken[2].Start)
 	}
 }
+
+// TestShrinkMovesDisplaced: a word the attention path put beside its sound
+// (its neighbour took the sound, as when a word of the text is not in the
+// audio) takes the CTC segmentation's span when the two barely overlap,
+// and the word before gives way; a word the segmentation placed weakly is
+// left where the path put it.
+func TestShrinkMovesDisplaced(t *testing.T) {
+	const chars = "ab cd ef"
+	word := func(s, e float64) Word {
+		return Word{Start: s, End: e, Status: StatusAligned, Confidence: 0.9,
+			Chars: []Char{{Start: s, End: (s + e) / 2}, {Start: (s + e) / 2, End: e}}}
+	}
+	// Encoder frames of 0.1 s: ab at 0-2, cd at 5-7, ef at 10-12.
+	seg := &Segmentation{
+		Spans:  []Span{{0, 1}, {1, 2}, {2, 5}, {5, 6}, {6, 7}, {7, 10}, {10, 11}, {11, 12}},
+		Placed: []bool{true, true, true},
+		Conf:   []float64{0.3, 0.9, 0.9},
+	}
+	spoken := []Word{word(0, 0.7), word(0.7, 1.1), word(1.1, 1.2)}
+	shrinkToSegmentation(spoken, chars, seg, 0.1, 0)
+	want := [][2]float64{{0, 0.5}, {0.5, 0.7}, {1.1, 1.2}}
+	for k, w := range spoken {
+		if math.Abs(w.Start-want[k][0]) > 1e-9 || math.Abs(w.End-want[k][1]) > 1e-9 {
+			t.Errorf("word %d at %.2f-%.2f, want %.2f-%.2f", k, w.Start, w.End, want[k][0], want[k][1])
+		}
+	}
+	if c := spoken[1].Chars; math.Abs(c[0].End-0.6) > 1e-9 || math.Abs(c[1].Start-0.6) > 1e-9 {
+		t.Errorf("cd's characters %+v, want the segmentation's (0.5-0.6, 0.6-0.7)", c)
+	}
+	seg.Conf[1] = 0.3
+	spoken = []Word{word(0, 0.7), word(0.7, 1.1), word(1.1, 1.2)}
+	shrinkToSegmentation(spoken, chars, seg, 0.1, 0)
+	if spoken[1].Start != 0.7 || spoken[1].End != 1.1 {
+		t.Errorf("weakly placed cd moved to %.2f-%.2f", spoken[1].Start, spoken[1].End)
+	}
+}
