@@ -22,15 +22,21 @@ func segFor(chars string, at []int, conf []float64) *Segmentation {
 	return seg
 }
 
+// normalized returns the normalized text of s and its transcript.
+func normalized(t *testing.T, s string) (*normalize.Text, string) {
+	t.Helper()
+	txt, err := normalize.Normalize(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return txt, txt.String()
+}
+
 // TestTokenPiecesWeakSentence: a sentence the model hears poorly (no word
 // placed with confidence pieceConf) goes where the segmentation placed
 // it, not into the piece of the sentence before it.
 func TestTokenPiecesWeakSentence(t *testing.T) {
-	txt, err := normalize.Normalize("Keep quiet. Won't you draw up? Yes sir.")
-	if err != nil {
-		t.Fatal(err)
-	}
-	chars := txt.String()
+	txt, chars := normalized(t, "Keep quiet. Won't you draw up? Yes sir.")
 	// Pieces start at frames 0, 100 and 200; the first sentence is heard
 	// well in piece 0, the second weakly in piece 1, the third well in
 	// piece 2.
@@ -59,11 +65,7 @@ func TestTokenPiecesWeakSentence(t *testing.T) {
 // reader's sentence running on over a pause), and stay with it when they
 // lie further away (a stray match in the music after the sentence).
 func TestTokenPiecesRunOn(t *testing.T) {
-	txt, err := normalize.Normalize("But what if they were right. Yes sir.")
-	if err != nil {
-		t.Fatal(err)
-	}
-	chars := txt.String()
+	txt, chars := normalized(t, "But what if they were right. Yes sir.")
 	// Pieces start at frames 0, 100 and 200. "but what if" is heard in
 	// piece 0 (ending at frame 70), "they were right" weakly from frame
 	// 105 in piece 1; "yes sir" well in piece 2.

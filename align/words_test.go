@@ -255,6 +255,13 @@ func TestInterpolate(t *testing.T) {
 	}
 }
 
+// word2 is an aligned two-character word at s-e seconds, confidence 0.9,
+// its characters halving it.
+func word2(s, e float64) Word {
+	return Word{Start: s, End: e, Status: StatusAligned, Confidence: 0.9,
+		Chars: []Char{{Start: s, End: (s + e) / 2}, {Start: (s + e) / 2, End: e}}}
+}
+
 // TestShrinkAndDropSkipped: a word the attention path stretched over speech
 // the segmentation left outside it is pulled in to the segmentation's
 // edges; a word the segmentation left out between two confidently placed
@@ -262,17 +269,13 @@ func TestInterpolate(t *testing.T) {
 // out to the segmentation's.
 func TestShrinkAndDropSkipped(t *testing.T) {
 	const chars = "ab cd ef"
-	word := func(s, e float64) Word {
-		return Word{Start: s, End: e, Status: StatusAligned, Confidence: 0.9,
-			Chars: []Char{{Start: s, End: (s + e) / 2}, {Start: (s + e) / 2, End: e}}}
-	}
 	// Encoder frames of 0.1 s: ab at 0-2, cd at 10-12, ef at 13-15.
 	seg := &Segmentation{
 		Spans:  []Span{{0, 1}, {1, 2}, {2, 10}, {10, 11}, {11, 12}, {12, 13}, {13, 14}, {14, 15}},
 		Placed: []bool{true, true, true},
 		Conf:   []float64{0.9, 0.9, 0.9},
 	}
-	spoken := []Word{word(0, 0.2), word(0.3, 1.2), word(1.3, 1.5)}
+	spoken := []Word{word2(0, 0.2), word2(0.3, 1.2), word2(1.3, 1.5)}
 	shrinkToSegmentation(spoken, chars, seg, 0.1, 0)
 	if math.Abs(spoken[1].Start-1.0) > 1e-9 || math.Abs(spoken[1].End-1.2) > 1e-9 {
 		t.Errorf("cd at %.2f-%.2f, want 1.00-1.20 (the segmentation's start; its end is within reach)", spoken[1].Start, spoken[1].End)
@@ -283,7 +286,7 @@ func TestShrinkAndDropSkipped(t *testing.T) {
 	// cd left out by the segmentation: the path gave it 0.25-0.45 s.
 	seg.Placed[1], seg.Conf[1] = false, 0
 	seg.Spans = []Span{{0, 1}, {1, 3}, {3, 3}, {3, 3}, {3, 3}, {3, 3}, {3, 4}, {4, 5}}
-	spoken = []Word{word(0, 0.25), word(0.25, 0.45), word(0.45, 0.5)}
+	spoken = []Word{word2(0, 0.25), word2(0.25, 0.45), word2(0.45, 0.5)}
 	dropSkipped(spoken, chars, seg, 0.1, 0)
 	if spoken[1].Status != StatusInterpolated {
 		t.Errorf("cd: status %v, want interpolated", spoken[1].Status)
@@ -300,17 +303,13 @@ func TestShrinkAndDropSkipped(t *testing.T) {
 // left where the path put it.
 func TestShrinkMovesDisplaced(t *testing.T) {
 	const chars = "ab cd ef"
-	word := func(s, e float64) Word {
-		return Word{Start: s, End: e, Status: StatusAligned, Confidence: 0.9,
-			Chars: []Char{{Start: s, End: (s + e) / 2}, {Start: (s + e) / 2, End: e}}}
-	}
 	// Encoder frames of 0.1 s: ab at 0-2, cd at 5-7, ef at 10-12.
 	seg := &Segmentation{
 		Spans:  []Span{{0, 1}, {1, 2}, {2, 5}, {5, 6}, {6, 7}, {7, 10}, {10, 11}, {11, 12}},
 		Placed: []bool{true, true, true},
 		Conf:   []float64{0.3, 0.9, 0.9},
 	}
-	spoken := []Word{word(0, 0.7), word(0.7, 1.1), word(1.1, 1.2)}
+	spoken := []Word{word2(0, 0.7), word2(0.7, 1.1), word2(1.1, 1.2)}
 	shrinkToSegmentation(spoken, chars, seg, 0.1, 0)
 	want := [][2]float64{{0, 0.5}, {0.5, 0.7}, {1.1, 1.2}}
 	for k, w := range spoken {
@@ -322,7 +321,7 @@ func TestShrinkMovesDisplaced(t *testing.T) {
 		t.Errorf("cd's characters %+v, want the segmentation's (0.5-0.6, 0.6-0.7)", c)
 	}
 	seg.Conf[1] = 0.3
-	spoken = []Word{word(0, 0.7), word(0.7, 1.1), word(1.1, 1.2)}
+	spoken = []Word{word2(0, 0.7), word2(0.7, 1.1), word2(1.1, 1.2)}
 	shrinkToSegmentation(spoken, chars, seg, 0.1, 0)
 	if spoken[1].Start != 0.7 || spoken[1].End != 1.1 {
 		t.Errorf("weakly placed cd moved to %.2f-%.2f", spoken[1].Start, spoken[1].End)
