@@ -226,9 +226,8 @@ const (
 // that neighbour onto the next word's sound: a word that overlaps seg's
 // span for it by less than half of the shorter of the two takes seg's span
 // (its characters too) when that span lies within the words around it,
-// and the word before gives way.
+// and the words on either side give way.
 func shrinkToSegmentation(spoken []Word, chars string, seg *Segmentation, frameSec, offset float64) {
-	moved := -1 // the last word that took seg's span
 	for k, r := range segWords(spoken, chars, seg, "shrinkToSegmentation") {
 		w := &spoken[k]
 		if w.Status == StatusInterpolated || !seg.Placed[k] || seg.Conf[k] < shrinkConf {
@@ -252,11 +251,12 @@ func shrinkToSegmentation(spoken []Word, chars string, seg *Segmentation, frameS
 				p.End = math.Max(p.Start, s)
 				clampChars(p)
 			}
-			moved = k
+			if k+1 < len(spoken) && spoken[k+1].Start < e {
+				n := &spoken[k+1]
+				n.Start = math.Min(e, n.End)
+				clampChars(n)
+			}
 			continue
-		}
-		if k > 0 && moved == k-1 && w.Start < spoken[k-1].End {
-			w.Start = math.Min(spoken[k-1].End, w.End)
 		}
 		if w.Start < s-shrinkReach && s < w.End {
 			w.Start = s

@@ -299,8 +299,8 @@ func TestShrinkAndDropSkipped(t *testing.T) {
 // TestShrinkMovesDisplaced: a word the attention path put beside its sound
 // (its neighbour took the sound, as when a word of the text is not in the
 // audio) takes the CTC segmentation's span when the two barely overlap,
-// and the word before gives way; a word the segmentation placed weakly is
-// left where the path put it.
+// and the words around it give way; a word the segmentation placed weakly
+// is left where the path put it.
 func TestShrinkMovesDisplaced(t *testing.T) {
 	const chars = "ab cd ef"
 	// Encoder frames of 0.1 s: ab at 0-2, cd at 5-7, ef at 10-12.
@@ -320,7 +320,18 @@ func TestShrinkMovesDisplaced(t *testing.T) {
 	if c := spoken[1].Chars; math.Abs(c[0].End-0.6) > 1e-9 || math.Abs(c[1].Start-0.6) > 1e-9 {
 		t.Errorf("cd's characters %+v, want the segmentation's (0.5-0.6, 0.6-0.7)", c)
 	}
-	seg.Conf[1] = 0.3
+	// The word after gives way too, even when the segmentation placed it
+	// too weakly to move or shrink it: times stay in order.
+	seg.Conf = []float64{0.9, 0.9, 0.3}
+	spoken = []Word{word2(0, 0.3), word2(0.3, 0.45), word2(0.45, 1.2)}
+	shrinkToSegmentation(spoken, chars, seg, 0.1, 0)
+	want = [][2]float64{{0, 0.3}, {0.5, 0.7}, {0.7, 1.2}}
+	for k, w := range spoken {
+		if math.Abs(w.Start-want[k][0]) > 1e-9 || math.Abs(w.End-want[k][1]) > 1e-9 {
+			t.Errorf("weak next word: word %d at %.2f-%.2f, want %.2f-%.2f", k, w.Start, w.End, want[k][0], want[k][1])
+		}
+	}
+	seg.Conf = []float64{0.3, 0.3, 0.9}
 	spoken = []Word{word2(0, 0.7), word2(0.7, 1.1), word2(1.1, 1.2)}
 	shrinkToSegmentation(spoken, chars, seg, 0.1, 0)
 	if spoken[1].Start != 0.7 || spoken[1].End != 1.1 {
