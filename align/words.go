@@ -295,6 +295,16 @@ func dropSkipped(spoken []Word, chars string, seg *Segmentation, frameSec, offse
 			n := &spoken[k+1]
 			st, _ := seg.wordSeconds(ranges[k+1], frameSec, offset)
 			n.Start = math.Min(n.Start, st)
+			if k > 0 && spoken[k-1].End > n.Start {
+				// The path's end of the word before lies past the
+				// segmentation's start of the word after: both take the
+				// segmentation's edges, which are in order.
+				p := &spoken[k-1]
+				_, e := seg.wordSeconds(ranges[k-1], frameSec, offset)
+				p.End = math.Max(p.Start, math.Min(p.End, e))
+				n.Start = math.Min(n.End, math.Max(n.Start, p.End))
+				clampChars(p)
+			}
 			clampChars(n)
 		}
 	}

@@ -294,6 +294,13 @@ func TestShrinkAndDropSkipped(t *testing.T) {
 	if math.Abs(spoken[0].End-0.3) > 1e-9 || math.Abs(spoken[2].Start-0.3) > 1e-9 {
 		t.Errorf("neighbours: ab ends %.2f, ef starts %.2f; want 0.30 and 0.30", spoken[0].End, spoken[2].Start)
 	}
+	// The path ran ab on past the segmentation's start of ef: both take
+	// the segmentation's edges, so that the times stay in order.
+	spoken = []Word{word2(0, 0.4), word2(0.4, 0.45), word2(0.45, 0.5)}
+	dropSkipped(spoken, chars, seg, 0.1, 0)
+	if math.Abs(spoken[0].End-0.3) > 1e-9 || math.Abs(spoken[2].Start-0.3) > 1e-9 {
+		t.Errorf("overlapping neighbours: ab ends %.2f, ef starts %.2f; want 0.30 and 0.30", spoken[0].End, spoken[2].Start)
+	}
 }
 
 // TestShrinkMovesDisplaced: a word the attention path put beside its sound
