@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -289,6 +290,71 @@ func TestAlignVariants(t *testing.T) {
 		}
 		if a.Words[0].Spoken != "" {
 			t.Errorf("%q has spoken %q, want none", a.Words[0].Word, a.Words[0].Spoken)
+		}
+	}
+}
+
+// TestAlignLooseTranscripts aligns hello.wav against 60 transcripts that
+// differ from what it says as loose transcripts and subtitles do (words
+// deleted, inserted or replaced, a fifth of them or more): every one
+// aligns, one word per token, in order. Before 2026-12-04 two such
+// transcripts of a dev sentence made Align fail with "starts before the
+// previous word".
+func TestAlignLooseTranscripts(t *testing.T) {
+	m := defaultModel(t)
+	x := helloSamples(t)
+	said := strings.Fields("hello world this is a test of speech recognition")
+	vocab := strings.Fields("the people talk on phone less never make don't more a word is world hello test speech")
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 60; i++ {
+		var text []string
+		for _, w := range said {
+			switch r := rng.Float64(); {
+			case r < 0.1: // deleted
+			case r < 0.2:
+				text = append(text, vocab[rng.IntN(len(vocab))])
+			case r < 0.3:
+				text = append(text, w, vocab[rng.IntN(len(vocab))])
+			default:
+				text = append(text, w)
+			}
+		}
+		if len(text) == 0 {
+			continue
+		}
+		a, err := m.Align(context.Background(), x, strings.Join(text, " "), AlignOptions{})
+		if err != nil {
+			t.Fatalf("%q: %v", strings.Join(text, " "), err)
+		}
+		if len(a.Words) != len(text) {
+			t.Fatalf("%q: %d words, want %d", strings.Join(text, " "), len(a.Words), len(text))
+		}
+		for k, w := range a.Words {
+			if w.End < w.Start || k > 0 && w.Start < a.Words[k-1].Start {
+				t.Fatalf("%q: word %d %q at %.3f-%.3f, out of order", strings.Join(text, " "), k, w.Word, w.Start, w.End)
+			}
+		}
+	}
+}
+
+// TestAlignLooseDev aligns testdata/loose.wav (an espeak-ng dev sentence)
+// against the loose transcript of bench/loose.py that made Align fail on
+// 2026-12-04 ("word 17 \"talk\" starts at 4.43 before the previous
+// word"): the words around a word the CTC segmentation left out overlapped.
+func TestAlignLooseDev(t *testing.T) {
+	m := defaultModel(t)
+	x, err := LoadAudio("testdata/loose.wav")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := "if someone the says he will do something without he won't two the more don't people a talk on the phone the less never they make"
+	a, err := m.Align(context.Background(), x, text, AlignOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, w := range a.Words {
+		if w.End < w.Start || k > 0 && w.Start < a.Words[k-1].Start {
+			t.Errorf("word %d %q at %.3f-%.3f, out of order", k, w.Word, w.Start, w.End)
 		}
 	}
 }
