@@ -190,37 +190,17 @@ var implAVX2 = &impl32{
 	adam:     adamAVX2w,
 }
 
-// implAVX512 adds AVX-512F: the 6×32 ZMM micro-kernel for the packed GEMM
-// and the activations on eight float64 lanes; the memory-bound
-// matrix-vector and vector kernels stay on AVX2.
-var implAVX512 = &impl32{
-	name:   "avx512",
-	mr:     6,
-	nr:     32,
-	micro:  microAVX512,
-	micro4: micro4AVX512,
-	tr8:    transpose8,
-	tr6:    transpose6,
-	cp:     copyPanelsFast,
-	gemvN:  gemvNAVX2,
-	gemvT:  gemvTAVX2,
-	dot:    dotAVX2,
-	axpy:   axpyAVX2,
-
-	exp:      expAVX512,
-	sigmoid:  sigmoidAVX512,
-	tanh:     tanhAVX512,
-	tanhFast: tanhFastAVX2,
-	tanhDot:  tanhDotAVX2,
-
-	add:      addAVX2,
-	mul:      mulAVX2,
-	tanhGrad: tanhGradAVX2w,
-	gruGate:  gruGateAVX2w,
-	gruOut:   gruOutAVX2w,
-	gruBack:  gruBackAVX2w,
-	adam:     adamAVX2w,
-}
+// implAVX512 is implAVX2 with AVX-512F's 6×32 ZMM micro-kernels for the
+// packed GEMM and its activations on eight float64 lanes; the memory-bound
+// matrix-vector and vector kernels, the fast tanh and the fused training
+// kernels stay on AVX2.
+var implAVX512 = func() *impl32 {
+	p := *implAVX2
+	p.name, p.nr = "avx512", 32
+	p.micro, p.micro4 = microAVX512, micro4AVX512
+	p.exp, p.sigmoid, p.tanh = expAVX512, sigmoidAVX512, tanhAVX512
+	return &p
+}()
 
 // init registers the assembly implementations the CPU (and OS) support and
 // makes the fastest one active.
