@@ -24,6 +24,28 @@ GLOBL maskTab<>(SB), RODATA|NOPTR, $64
 	LEAQ maskTab<>+32(SB), u \
 	VMOVDQU (u)(t*4), Y15
 
+// KERNARGS loads the arguments of a micro-kernel (kc int, a, b, c
+// *float32, ldc int, acc int) into CX, SI, DI and DX, and ldc in bytes
+// into R8.
+#define KERNARGS \
+	MOVQ kc+0(FP), CX \
+	MOVQ a+8(FP), SI \
+	MOVQ b+16(FP), DI \
+	MOVQ c+24(FP), DX \
+	MOVQ ldc+32(FP), R8 \
+	SHLQ $2, R8
+
+// ZERO8 clears eight registers with the XOR instruction op.
+#define ZERO8(op, r0, r1, r2, r3, r4, r5, r6, r7) \
+	op r0, r0, r0 \
+	op r1, r1, r1 \
+	op r2, r2, r2 \
+	op r3, r3, r3 \
+	op r4, r4, r4 \
+	op r5, r5, r5 \
+	op r6, r6, r6 \
+	op r7, r7, r7
+
 // ---------------------------------------------------------------------------
 // Packed micro-kernels. a is a packed A micro-panel (kc × 6, element (i,p) at
 // a[p*6+i]); b is a packed B micro-panel (kc × NR, element (p,j) at
@@ -53,20 +75,8 @@ GLOBL maskTab<>(SB), RODATA|NOPTR, $64
 
 // func sgemmKernelAVX2(kc int, a, b, c *float32, ldc int, acc int)
 TEXT ·sgemmKernelAVX2(SB), NOSPLIT, $0-48
-	MOVQ kc+0(FP), CX
-	MOVQ a+8(FP), SI
-	MOVQ b+16(FP), DI
-	MOVQ c+24(FP), DX
-	MOVQ ldc+32(FP), R8
-	SHLQ $2, R8
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
+	KERNARGS
+	ZERO8(VXORPS, Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
 	VXORPS Y8, Y8, Y8
 	VXORPS Y9, Y9, Y9
 	VXORPS Y10, Y10, Y10
@@ -156,20 +166,8 @@ avx2put:
 // FMAs per depth step instead of 12. Each element sums in the same order
 // as in sgemmKernelAVX2, so the results are the same.
 TEXT ·sgemmKernel4AVX2(SB), NOSPLIT, $0-48
-	MOVQ kc+0(FP), CX
-	MOVQ a+8(FP), SI
-	MOVQ b+16(FP), DI
-	MOVQ c+24(FP), DX
-	MOVQ ldc+32(FP), R8
-	SHLQ $2, R8
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
+	KERNARGS
+	ZERO8(VXORPS, Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
 	TESTQ CX, CX
 	JEQ   a4store
 
@@ -211,23 +209,28 @@ a4put:
 	VZEROUPPER
 	RET
 
+// ROW32, ACC32 and PUT32 are ROW16, ACC16 and PUT16 for the AVX-512
+// kernels: 32 B values in Z12:Z13, each row in two ZMM registers.
+#define ROW32(aoff, bc, r0, r1) \
+	VBROADCASTSS aoff(SI), bc \
+	VFMADD231PS  Z12, bc, r0 \
+	VFMADD231PS  Z13, bc, r1
+
+#define ACC32(r0, r1) \
+	VADDPS  (DX), r0, r0 \
+	VADDPS  64(DX), r1, r1 \
+	VMOVUPS r0, (DX) \
+	VMOVUPS r1, 64(DX)
+
+#define PUT32(r0, r1) \
+	VMOVUPS r0, (DX) \
+	VMOVUPS r1, 64(DX)
+
 // func sgemmKernelAVX512(kc int, a, b, c *float32, ldc int, acc int)
 // The same 6-row kernel with NR = 32 (two ZMM registers per row).
 TEXT ·sgemmKernelAVX512(SB), NOSPLIT, $0-48
-	MOVQ kc+0(FP), CX
-	MOVQ a+8(FP), SI
-	MOVQ b+16(FP), DI
-	MOVQ c+24(FP), DX
-	MOVQ ldc+32(FP), R8
-	SHLQ $2, R8
-	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
-	VPXORD Z2, Z2, Z2
-	VPXORD Z3, Z3, Z3
-	VPXORD Z4, Z4, Z4
-	VPXORD Z5, Z5, Z5
-	VPXORD Z6, Z6, Z6
-	VPXORD Z7, Z7, Z7
+	KERNARGS
+	ZERO8(VPXORD, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -239,24 +242,12 @@ z512loop:
 	PREFETCHT0 512(DI)
 	VMOVUPS      (DI), Z12
 	VMOVUPS      64(DI), Z13
-	VBROADCASTSS (SI), Z14
-	VFMADD231PS  Z12, Z14, Z0
-	VFMADD231PS  Z13, Z14, Z1
-	VBROADCASTSS 4(SI), Z15
-	VFMADD231PS  Z12, Z15, Z2
-	VFMADD231PS  Z13, Z15, Z3
-	VBROADCASTSS 8(SI), Z16
-	VFMADD231PS  Z12, Z16, Z4
-	VFMADD231PS  Z13, Z16, Z5
-	VBROADCASTSS 12(SI), Z17
-	VFMADD231PS  Z12, Z17, Z6
-	VFMADD231PS  Z13, Z17, Z7
-	VBROADCASTSS 16(SI), Z18
-	VFMADD231PS  Z12, Z18, Z8
-	VFMADD231PS  Z13, Z18, Z9
-	VBROADCASTSS 20(SI), Z19
-	VFMADD231PS  Z12, Z19, Z10
-	VFMADD231PS  Z13, Z19, Z11
+	ROW32(0, Z14, Z0, Z1)
+	ROW32(4, Z15, Z2, Z3)
+	ROW32(8, Z16, Z4, Z5)
+	ROW32(12, Z17, Z6, Z7)
+	ROW32(16, Z18, Z8, Z9)
+	ROW32(20, Z19, Z10, Z11)
 	ADDQ $24, SI
 	ADDQ $128, DI
 	DECQ CX
@@ -266,56 +257,32 @@ z512store:
 	MOVQ acc+40(FP), AX
 	TESTQ AX, AX
 	JEQ  z512put
-	VADDPS (DX), Z0, Z0
-	VADDPS 64(DX), Z1, Z1
-	VMOVUPS Z0, (DX)
-	VMOVUPS Z1, 64(DX)
+	ACC32(Z0, Z1)
 	ADDQ R8, DX
-	VADDPS (DX), Z2, Z2
-	VADDPS 64(DX), Z3, Z3
-	VMOVUPS Z2, (DX)
-	VMOVUPS Z3, 64(DX)
+	ACC32(Z2, Z3)
 	ADDQ R8, DX
-	VADDPS (DX), Z4, Z4
-	VADDPS 64(DX), Z5, Z5
-	VMOVUPS Z4, (DX)
-	VMOVUPS Z5, 64(DX)
+	ACC32(Z4, Z5)
 	ADDQ R8, DX
-	VADDPS (DX), Z6, Z6
-	VADDPS 64(DX), Z7, Z7
-	VMOVUPS Z6, (DX)
-	VMOVUPS Z7, 64(DX)
+	ACC32(Z6, Z7)
 	ADDQ R8, DX
-	VADDPS (DX), Z8, Z8
-	VADDPS 64(DX), Z9, Z9
-	VMOVUPS Z8, (DX)
-	VMOVUPS Z9, 64(DX)
+	ACC32(Z8, Z9)
 	ADDQ R8, DX
-	VADDPS (DX), Z10, Z10
-	VADDPS 64(DX), Z11, Z11
-	VMOVUPS Z10, (DX)
-	VMOVUPS Z11, 64(DX)
+	ACC32(Z10, Z11)
 	VZEROUPPER
 	RET
 
 z512put:
-	VMOVUPS Z0, (DX)
-	VMOVUPS Z1, 64(DX)
+	PUT32(Z0, Z1)
 	ADDQ R8, DX
-	VMOVUPS Z2, (DX)
-	VMOVUPS Z3, 64(DX)
+	PUT32(Z2, Z3)
 	ADDQ R8, DX
-	VMOVUPS Z4, (DX)
-	VMOVUPS Z5, 64(DX)
+	PUT32(Z4, Z5)
 	ADDQ R8, DX
-	VMOVUPS Z6, (DX)
-	VMOVUPS Z7, 64(DX)
+	PUT32(Z6, Z7)
 	ADDQ R8, DX
-	VMOVUPS Z8, (DX)
-	VMOVUPS Z9, 64(DX)
+	PUT32(Z8, Z9)
 	ADDQ R8, DX
-	VMOVUPS Z10, (DX)
-	VMOVUPS Z11, 64(DX)
+	PUT32(Z10, Z11)
 	VZEROUPPER
 	RET
 
@@ -324,20 +291,8 @@ z512put:
 // ragged last panel of a product with m mod 6 in 1..4 rows (a batch of 10
 // sequences is 6 + 4 rows) costs 8 FMAs per depth step instead of 12.
 TEXT ·sgemmKernel4AVX512(SB), NOSPLIT, $0-48
-	MOVQ kc+0(FP), CX
-	MOVQ a+8(FP), SI
-	MOVQ b+16(FP), DI
-	MOVQ c+24(FP), DX
-	MOVQ ldc+32(FP), R8
-	SHLQ $2, R8
-	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
-	VPXORD Z2, Z2, Z2
-	VPXORD Z3, Z3, Z3
-	VPXORD Z4, Z4, Z4
-	VPXORD Z5, Z5, Z5
-	VPXORD Z6, Z6, Z6
-	VPXORD Z7, Z7, Z7
+	KERNARGS
+	ZERO8(VPXORD, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
 	TESTQ CX, CX
 	JEQ   k4store
 
@@ -345,18 +300,10 @@ k4loop:
 	PREFETCHT0 512(DI)
 	VMOVUPS      (DI), Z12
 	VMOVUPS      64(DI), Z13
-	VBROADCASTSS (SI), Z14
-	VFMADD231PS  Z12, Z14, Z0
-	VFMADD231PS  Z13, Z14, Z1
-	VBROADCASTSS 4(SI), Z15
-	VFMADD231PS  Z12, Z15, Z2
-	VFMADD231PS  Z13, Z15, Z3
-	VBROADCASTSS 8(SI), Z16
-	VFMADD231PS  Z12, Z16, Z4
-	VFMADD231PS  Z13, Z16, Z5
-	VBROADCASTSS 12(SI), Z17
-	VFMADD231PS  Z12, Z17, Z6
-	VFMADD231PS  Z13, Z17, Z7
+	ROW32(0, Z14, Z0, Z1)
+	ROW32(4, Z15, Z2, Z3)
+	ROW32(8, Z16, Z4, Z5)
+	ROW32(12, Z17, Z6, Z7)
 	ADDQ $24, SI
 	ADDQ $128, DI
 	DECQ CX
@@ -366,40 +313,24 @@ k4store:
 	MOVQ acc+40(FP), AX
 	TESTQ AX, AX
 	JEQ  k4put
-	VADDPS (DX), Z0, Z0
-	VADDPS 64(DX), Z1, Z1
-	VMOVUPS Z0, (DX)
-	VMOVUPS Z1, 64(DX)
+	ACC32(Z0, Z1)
 	ADDQ R8, DX
-	VADDPS (DX), Z2, Z2
-	VADDPS 64(DX), Z3, Z3
-	VMOVUPS Z2, (DX)
-	VMOVUPS Z3, 64(DX)
+	ACC32(Z2, Z3)
 	ADDQ R8, DX
-	VADDPS (DX), Z4, Z4
-	VADDPS 64(DX), Z5, Z5
-	VMOVUPS Z4, (DX)
-	VMOVUPS Z5, 64(DX)
+	ACC32(Z4, Z5)
 	ADDQ R8, DX
-	VADDPS (DX), Z6, Z6
-	VADDPS 64(DX), Z7, Z7
-	VMOVUPS Z6, (DX)
-	VMOVUPS Z7, 64(DX)
+	ACC32(Z6, Z7)
 	VZEROUPPER
 	RET
 
 k4put:
-	VMOVUPS Z0, (DX)
-	VMOVUPS Z1, 64(DX)
+	PUT32(Z0, Z1)
 	ADDQ R8, DX
-	VMOVUPS Z2, (DX)
-	VMOVUPS Z3, 64(DX)
+	PUT32(Z2, Z3)
 	ADDQ R8, DX
-	VMOVUPS Z4, (DX)
-	VMOVUPS Z5, 64(DX)
+	PUT32(Z4, Z5)
 	ADDQ R8, DX
-	VMOVUPS Z6, (DX)
-	VMOVUPS Z7, 64(DX)
+	PUT32(Z6, Z7)
 	VZEROUPPER
 	RET
 
@@ -429,14 +360,7 @@ gn4:
 	LEAQ (DI)(R8*1), R11
 	LEAQ (DI)(R8*2), R12
 	LEAQ (R11)(R8*2), R13
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
+	ZERO8(VXORPS, Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
 	XORQ BX, BX
 	MOVQ CX, R14
 	SHRQ $4, R14
@@ -602,14 +526,7 @@ gt64:
 	JMP  gt64k
 
 gt64zero:
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
+	ZERO8(VXORPS, Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
 
 gt64k:
 	MOVQ SI, R12
