@@ -168,7 +168,6 @@ func AlignText(txt *normalize.Text, att []float32, T int, opts Options) ([]Word,
 // neighbours, are left as they are.
 func FromSegmentation(spoken []Word, chars string, seg *Segmentation, frameSec, offset, minConf float64) {
 	ranges := segWords(spoken, chars, seg, "FromSegmentation")
-	at := func(f int) float64 { return frameSeconds(f, frameSec, offset) }
 	for k, r := range ranges {
 		w := &spoken[k]
 		if w.Status != StatusInterpolated || !seg.Placed[k] {
@@ -192,18 +191,25 @@ func FromSegmentation(spoken []Word, chars string, seg *Segmentation, frameSec, 
 		if !(end > start) {
 			continue
 		}
-		w.Start, w.End, w.Confidence = start, end, seg.Conf[k]
+		seg.place(w, r, start, end, frameSec, offset)
+		w.Confidence = seg.Conf[k]
 		w.Status = StatusUncertain
 		if w.Confidence >= minConf {
 			w.Status = StatusAligned
 		}
-		for j := range w.Chars {
-			sp := seg.Spans[r[0]+j]
-			c := &w.Chars[j]
-			c.Start, c.End = at(sp.Start), at(sp.End)
-		}
-		clampChars(w)
 	}
+}
+
+// place gives w, the word of seg's transcript in byte range r, the times
+// start to end (seconds) and its characters the times seg gave them, kept
+// within the word.
+func (s *Segmentation) place(w *Word, r [2]int, start, end, frameSec, offset float64) {
+	w.Start, w.End = start, end
+	for j := range w.Chars {
+		sp := s.Spans[r[0]+j]
+		w.Chars[j].Start, w.Chars[j].End = frameSeconds(sp.Start, frameSec, offset), frameSeconds(sp.End, frameSec, offset)
+	}
+	clampChars(w)
 }
 
 // shrinkToSegmentation's limits: how far (seconds) past the CTC
@@ -240,12 +246,7 @@ func shrinkToSegmentation(spoken []Word, chars string, seg *Segmentation, frameS
 		overlap := math.Min(w.End, e) - math.Max(w.Start, s)
 		within := (k == 0 || s >= spoken[k-1].Start) && (k+1 == len(spoken) || e <= spoken[k+1].End)
 		if overlap < 0.5*math.Min(w.End-w.Start, e-s) && within {
-			w.Start, w.End = s, e
-			for j := range w.Chars {
-				sp := seg.Spans[r[0]+j]
-				w.Chars[j].Start, w.Chars[j].End = frameSeconds(sp.Start, frameSec, offset), frameSeconds(sp.End, frameSec, offset)
-			}
-			clampChars(w)
+			seg.place(w, r, s, e, frameSec, offset)
 			if k > 0 && spoken[k-1].End > s {
 				p := &spoken[k-1]
 				p.End = math.Max(p.Start, s)
