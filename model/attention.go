@@ -67,7 +67,7 @@ func attentionForward[F kern.Float](c *attStep[F], sc *attScratch[F], p *Params[
 	sc.ws = grow(sc.ws, A)
 	sc.e = grow(sc.e, rows)
 	// ws = W s.
-	matVec(sc.ws, s, p.AttW, nil, hW, D, A)
+	linear(sc.ws, s, p.AttW, nil, hW, 1, D, A)
 	// Location features and their projection U f_j.
 	convForward(c.Fe, aPrev, p.AttConv, T, lo, hi, nf, K)
 	linearForward(c.Th, c.Fe, p.AttU, nil, rows, nf, A)

@@ -73,6 +73,7 @@ type stepWeights[F kern.Float] struct {
 
 // newStepWeights packs m's decoder weights for BatchStepper.
 func (m *Net[F]) newStepWeights() *stepWeights[F] {
+	m.Materialize()
 	cfg := &m.Cfg
 	A, nf, K := cfg.AttDim, cfg.ConvFilters, cfg.ConvWidth
 	w := &stepWeights[F]{filtR: make([]F, K*nf)}

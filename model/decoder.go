@@ -27,8 +27,8 @@ func decStepForward[F kern.Float](p *Params[F], dw *decWeights, ac *attStep[F], 
 	if dw != nil {
 		hih, hhh, hatt = dw.wih, dw.whh, dw.attW
 	}
-	matVec(gx, x, g.WIh, g.BIh, hih, E+H2, 3*D)
-	matVec(gh, sPrev, g.WHh, g.BHh, hhh, D, 3*D)
+	linear(gx, x, g.WIh, g.BIh, hih, 1, E+H2, 3*D)
+	linear(gh, sPrev, g.WHh, g.BHh, hhh, 1, D, 3*D)
 	gruCellForward(s, rzn, ghn, pre, gx, gh, sPrev, D)
 	attentionForward(ac, sc, p, hatt, s, aPrev, vhb, h, T, lo, hi, a, ctx)
 }

@@ -41,9 +41,9 @@ func encoderForward[F kern.Float](c *encCache[F], p *Params[F], iw *encWeights, 
 	c.dropout = rng != nil && cfg.Dropout > 0
 	x := c.X0
 	for l := 0; l < L; l++ {
-		var lw *[2]*kern.Half
+		var lw [2]gruHalf
 		if iw != nil {
-			lw = &iw.whh[l]
+			lw = iw.dir[l]
 		}
 		biGRUForward(&c.Layers[l], &p.Enc[l], lw, x, T, parallel)
 		x = c.Layers[l].Y

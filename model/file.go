@@ -3,11 +3,13 @@ package model
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/heed-asr/heed/features"
+	"github.com/heed-asr/heed/internal/kern"
 	"github.com/heed-asr/heed/model/charlm"
 	"github.com/heed-asr/heed/model/modelfile"
 )
@@ -78,6 +80,7 @@ const lmPrefix = "lm."
 func (b *Bundle) Save(path string, dtype modelfile.DType) error {
 	b.Meta.Format = FileFormat
 	b.Meta.Config = b.Net.Cfg
+	b.Net.Materialize()
 	ts := b.Net.P.Tensors()
 	out := make([]modelfile.Tensor, len(ts))
 	for i, t := range ts {
@@ -167,13 +170,43 @@ func fromFile(f *modelfile.Lazy) (*Bundle, error) {
 	if len(stored)-lmTensors != len(ts) {
 		return nil, fmt.Errorf("model has %d network tensors, config %+v needs %d", len(stored)-lmTensors, meta.Config, len(ts))
 	}
+	// The matrices that inference reads as binary16 (the encoder's and
+	// decoder's, most of the network) stay unconverted until something
+	// reads them as float32 (Net.Materialize): converting them would be
+	// most of a short command's start-up, and their float32 copies are
+	// never read by the products.
+	unwidened := map[*float32]bool{}
+	ws, ks := halfMatrices(p)
+	for i, w := range ws {
+		if kern.HalfDirect(ks[i]) && len(w) > 0 && len(f.Float16(nameOf(ts, w))) == len(w) {
+			unwidened[&w[0]] = true
+		}
+	}
+	var lazy []Tensor[float32]
 	for _, t := range ts {
+		if len(t.Data) > 0 && unwidened[&t.Data[0]] {
+			lazy = append(lazy, t)
+			if poisonUnwidened {
+				for i := range t.Data {
+					t.Data[i] = float32(math.NaN())
+				}
+			}
+			continue
+		}
 		if err := f.TensorInto(t.Data, t.Name, t.Shape...); err != nil {
 			return nil, err
 		}
 	}
 	net := NewNet(p)
 	net.Freeze()
+	if len(lazy) > 0 {
+		net.unwidened = unwidened
+		net.widen = func() {
+			for _, t := range lazy {
+				kern.HalfToFloat(t.Data, f.Float16(t.Name))
+			}
+		}
+	}
 	// The network's binary16 copies of its matrices are the file's own
 	// bits: no conversion, and for a model in memory no copy.
 	names := make(map[*float32]string, len(ts))
@@ -192,6 +225,21 @@ func fromFile(f *modelfile.Lazy) (*Bundle, error) {
 		return nil
 	}
 	return &Bundle{Meta: meta, Net: net, lmLoad: lmLoad}, nil
+}
+
+// poisonUnwidened, set by tests, fills the matrices a load leaves
+// unconverted with NaN, so that any product that reads them as float32
+// before Materialize shows.
+var poisonUnwidened bool
+
+// nameOf returns the name of the tensor of ts whose data is w.
+func nameOf(ts []Tensor[float32], w []float32) string {
+	for _, t := range ts {
+		if len(t.Data) > 0 && &t.Data[0] == &w[0] {
+			return t.Name
+		}
+	}
+	return ""
 }
 
 // validateMeta checks every field of a model file's header against sane

@@ -74,6 +74,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 					}
 				}
 			}
+			got.Net.Materialize() // matrices read as binary16 are converted on demand
 			for i, v := range got.Net.P.Data {
 				w := b.Net.P.Data[i]
 				if tc.dtype == modelfile.F32 && v != w {

@@ -3,7 +3,10 @@ package model
 import (
 	"math"
 	"path/filepath"
+	"slices"
 	"testing"
+
+	"github.com/heed-asr/heed/internal/kern"
 
 	"github.com/heed-asr/heed/model/modelfile"
 )
@@ -36,7 +39,7 @@ func TestFrozenSame(t *testing.T) {
 		}
 		plain, frozen := NewNet(p), NewNet(p)
 		frozen.Freeze()
-		if got := frozen.encWeights().whh[0][0] != nil && frozen.decWeights().wih != nil; got != f16 {
+		if got := frozen.encWeights().dir[0][0].whh != nil && frozen.decWeights().wih != nil; got != f16 {
 			t.Fatalf("binary16 weights %v: binary16 copies made %v", f16, got)
 		}
 		for _, frames := range []int{4, 25, 300} {
@@ -103,25 +106,49 @@ func TestFrozenStepperShares(t *testing.T) {
 // TestLoadedHalves: a network read from a float16 model file reads its
 // one-row products' weights as the file's own binary16 bits, and encodes
 // and steps exactly as the same weights in a network that is not frozen;
-// one read from a float32 file has no binary16 copies.
+// one read from a float32 file has no binary16 copies. A float16 file's
+// matrices are not converted at load: encoding, stepping, forced
+// alignment and greedy decoding read them as binary16 only (the float32
+// copies are NaN here until Materialize, so any read of them would show),
+// and the batched decoder, which needs them, converts them first.
 func TestLoadedHalves(t *testing.T) {
+	poisonUnwidened = true
+	defer func() { poisonUnwidened = false }()
 	for _, dtype := range []modelfile.DType{modelfile.F16, modelfile.F32} {
 		path := filepath.Join(t.TempDir(), "m.heed")
-		if err := testBundle(t).Save(path, dtype); err != nil {
+		tb := testBundle(t)
+		// Every matrix of this shape has a multiple of 8 columns, so
+		// with F16C every product reads binary16.
+		cfg := tb.Meta.Config
+		cfg.EncHidden, cfg.EmbedDim, cfg.DecHidden, cfg.AttDim = 8, 8, 8, 4
+		tb.Meta.Config, tb.Net = cfg, NewNet(InitParams[float32](cfg, 5))
+		if err := tb.Save(path, dtype); err != nil {
 			t.Fatal(err)
 		}
 		b, err := LoadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
+		if n, _ := halfMatrices(b.Net.P); dtype == modelfile.F16 && kern.HalfDirect(8) && len(b.Net.unwidened) != len(n) {
+			t.Fatalf("%d of %d matrices left unconverted", len(b.Net.unwidened), len(n))
+		}
+		ref, err := LoadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref.Net.Materialize()
 		net := b.Net
-		if got := net.encWeights().whh[1][1] != nil && net.decWeights().outW != nil; got != (dtype == modelfile.F16) {
+		if got := net.encWeights().dir[1][1].whh != nil && net.decWeights().outW != nil; got != (dtype == modelfile.F16) {
 			t.Fatalf("%v file: binary16 copies %v", dtype, got)
 		}
-		plain := NewNet(net.P)
+		lazy := dtype == modelfile.F16 && kern.HalfDirect(8)
+		if got := len(net.unwidened) > 0; got != lazy {
+			t.Fatalf("%v file: matrices left unconverted %v, want %v", dtype, got, lazy)
+		}
+		plain := NewNet(ref.Net.P)
 		u := benchUtterance(net.Cfg, 50, 9)
 		a, e := plain.Encode(u.Feats, u.Frames), net.Encode(u.Feats, u.Frames)
-		if sameBits(a.H, e.H) >= 0 || sameBits(a.CTCLogProbs, e.CTCLogProbs) >= 0 {
+		if sameBits(a.H, e.H) >= 0 || sameBits(a.CTCLogProbs, e.CTCLogProbs) >= 0 || sameBits(a.Vhb, e.Vhb) >= 0 {
 			t.Fatalf("%v file: the encodings differ", dtype)
 		}
 		la, le := make([]float32, net.Cfg.V()), make([]float32, net.Cfg.V())
@@ -132,6 +159,29 @@ func TestLoadedHalves(t *testing.T) {
 			if sameBits(la, le) >= 0 {
 				t.Fatalf("%v file: a step differs", dtype)
 			}
+		}
+		fa, fe := plain.ForceAlign(a, u.IDs), net.ForceAlign(e, u.IDs)
+		for i := range fa {
+			if sameBits(fa[i], fe[i]) >= 0 {
+				t.Fatalf("%v file: ForceAlign row %d differs", dtype, i)
+			}
+		}
+		ga, _ := plain.Greedy(a, 40)
+		ge, _ := net.Greedy(e, 40)
+		if !slices.Equal(ga, ge) {
+			t.Fatalf("%v file: greedy %v, want %v", dtype, ge, ga)
+		}
+		if net.widened.Load() {
+			t.Fatalf("%v file: encoding and decoding converted the binary16 matrices", dtype)
+		}
+		pa, pe := make([]float32, 2*net.Cfg.V()), make([]float32, 2*net.Cfg.V())
+		plain.NewBatchStepper(a).Step([]*DecState{plain.StartDecoder(a), plain.StartDecoder(a)}, []int{EOS, 3}, pa)
+		net.NewBatchStepper(e).Step([]*DecState{net.StartDecoder(e), net.StartDecoder(e)}, []int{EOS, 3}, pe)
+		if sameBits(pa, pe) >= 0 {
+			t.Fatalf("%v file: the batched step differs", dtype)
+		}
+		if lazy && !net.widened.Load() {
+			t.Fatalf("%v file: the batched decoder ran on unconverted weights", dtype)
 		}
 	}
 }

@@ -71,14 +71,14 @@ func (c *gruDirCache[F]) reserve(T, in, H int) {
 // from t = T-1 down to 0. h0 (H) is the initial state (nil means zeros) and,
 // when hT (H) is not nil, the final state is copied into it: chunk-wise
 // (latency-controlled) processing carries hT into the next chunk's h0.
-// Outputs are in c.Hs (T, H), indexed by time. whh, when not nil, is W_hh
-// as binary16.
-func gruDirForward[F kern.Float](c *gruDirCache[F], p *GRUParams[F], whh *kern.Half, x []F, T int, h0 []F, reverse bool, hT []F) {
+// Outputs are in c.Hs (T, H), indexed by time. hw holds W_ih and W_hh as
+// binary16 where they are (frozen networks).
+func gruDirForward[F kern.Float](c *gruDirCache[F], p *GRUParams[F], hw gruHalf, x []F, T int, h0 []F, reverse bool, hT []F) {
 	H, in := p.H, p.In
 	c.reserve(T, in, H)
 	c.X = x[:T*in]
 	// All input projections in one product: Gx (T, 3H) = X · W_ihᵀ + b_ih.
-	linearForward(c.Gx, c.X, p.WIh, p.BIh, T, in, 3*H)
+	linear(c.Gx, c.X, p.WIh, p.BIh, hw.wih, T, in, 3*H)
 	var prev []F
 	if h0 != nil {
 		prev = h0[:H]
@@ -95,7 +95,7 @@ func gruDirForward[F kern.Float](c *gruDirCache[F], p *GRUParams[F], whh *kern.H
 			copy(hp, prev)
 		}
 		// gh = W_hh h + b_hh.
-		matVec(c.gh, hp, p.WHh, p.BHh, whh, H, 3*H)
+		linear(c.gh, hp, p.WHh, p.BHh, hw.whh, 1, H, 3*H)
 		h := c.Hs[t*H : t*H+H]
 		gruCellForward(h, c.RZN[t*3*H:(t+1)*3*H], c.Ghn[t*H:t*H+H], c.pre, c.Gx[t*3*H:(t+1)*3*H], c.gh, hp, H)
 		prev = h
@@ -152,13 +152,10 @@ type biGRUCache[F kern.Float] struct {
 }
 
 // biGRUForward runs both directions over x (T, In) (on two goroutines when
-// parallel) and concatenates their outputs into c.Y (T, 2H). whh, when
-// not nil, holds the directions' W_hh as binary16.
-func biGRUForward[F kern.Float](c *biGRUCache[F], p *[2]GRUParams[F], whh *[2]*kern.Half, x []F, T int, parallel bool) {
-	var w0, w1 *kern.Half
-	if whh != nil {
-		w0, w1 = whh[0], whh[1]
-	}
+// parallel) and concatenates their outputs into c.Y (T, 2H). hw holds
+// the directions' weights as binary16 where they are (frozen networks).
+func biGRUForward[F kern.Float](c *biGRUCache[F], p *[2]GRUParams[F], hw [2]gruHalf, x []F, T int, parallel bool) {
+	w0, w1 := hw[0], hw[1]
 	H := p[0].H
 	c.T = T
 	c.parallel = parallel

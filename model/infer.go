@@ -10,10 +10,18 @@ import "github.com/heed-asr/heed/internal/kern"
 // on first use. Every product computes what it computed on the float32
 // weights, to the last bit (see kern.Half).
 
-// encWeights are the encoder's recurrent weights W_hh as binary16, per
-// layer and direction; an entry is nil when its matrix is not binary16.
+// gruHalf holds a GRU's weights W_ih and W_hh as binary16, each nil when
+// not binary16.
+type gruHalf struct {
+	wih, whh *kern.Half
+}
+
+// encWeights are the encoder's weights as binary16 (entries nil when not
+// binary16): the GRUs' per layer and direction, the CTC head's and the
+// attention keys' V.
 type encWeights struct {
-	whh [][2]*kern.Half
+	dir        [][2]gruHalf
+	ctcW, attV *kern.Half
 }
 
 // decWeights are the decoder step's weights as binary16, each nil when not
@@ -30,13 +38,16 @@ func (m *Net[F]) encWeights() *encWeights {
 		return nil
 	}
 	m.encOnce.Do(func() {
-		w := &encWeights{whh: make([][2]*kern.Half, len(m.P.Enc))}
-		for l := range m.P.Enc {
+		cfg, p := &m.Cfg, m.P
+		w := &encWeights{dir: make([][2]gruHalf, len(p.Enc))}
+		for l := range p.Enc {
 			for d := range 2 {
-				g := &m.P.Enc[l][d]
-				w.whh[l][d] = m.half(g.WHh, 3*g.H, g.H)
+				g := &p.Enc[l][d]
+				w.dir[l][d] = gruHalf{wih: m.half(g.WIh, 3*g.H, g.In), whh: m.half(g.WHh, 3*g.H, g.H)}
 			}
 		}
+		w.ctcW = m.half(p.CTCW, cfg.V(), cfg.EncDim())
+		w.attV = m.half(p.AttV, cfg.AttDim, cfg.EncDim())
 		m.encW = w
 	})
 	return m.encW
@@ -62,10 +73,33 @@ func (m *Net[F]) decWeights() *decWeights {
 	return m.decW
 }
 
+// halfMatrices lists the matrices of p that frozen inference reads through
+// binary16 copies (encWeights, decWeights), with their column counts.
+func halfMatrices[F kern.Float](p *Params[F]) (ws [][]F, ks []int) {
+	cfg := &p.Cfg
+	add := func(w []F, k int) { ws, ks = append(ws, w), append(ks, k) }
+	for l := range p.Enc {
+		for d := range 2 {
+			g := &p.Enc[l][d]
+			add(g.WIh, g.In)
+			add(g.WHh, g.H)
+		}
+	}
+	add(p.CTCW, cfg.EncDim())
+	add(p.AttV, cfg.EncDim())
+	add(p.DecGRU.WIh, cfg.EmbedDim+cfg.EncDim())
+	add(p.DecGRU.WHh, cfg.DecHidden)
+	add(p.AttW, cfg.DecHidden)
+	add(p.OutWo, cfg.DecHidden+cfg.EncDim())
+	add(p.OutW, cfg.DecHidden)
+	return ws, ks
+}
+
 // half returns the weight w (n×k), one of m.P's matrices, held as
 // binary16: with the bits its model file stored when there are any (see
-// float16), else converted when all its values are binary16; nil when F
-// is not float32 or w is not all binary16 values.
+// float16; w itself may still wait for Materialize), else converted when
+// all its values are binary16; nil when F is not float32 or w is not all
+// binary16 values.
 func (m *Net[F]) half(w []F, n, k int) *kern.Half {
 	w32, ok := any(w).([]float32)
 	if !ok {
@@ -73,22 +107,22 @@ func (m *Net[F]) half(w []F, n, k int) *kern.Half {
 	}
 	if m.float16 != nil {
 		if h := m.float16(w32); h != nil {
-			return kern.NewHalfBits(w32, h, n, k)
+			return kern.NewHalfBits(m.float32Of(w32), h, n, k)
 		}
 	}
 	return kern.NewHalf(w32, n, k)
 }
 
-// matVec sets y (out) = w·x + b for x (in), w (out, in) and b (out) or nil,
-// as linearForward with one row does; h, when not nil, is w as binary16,
-// read instead of w for the same result.
-func matVec[F kern.Float](y, x, w, b []F, h *kern.Half, in, out int) {
+// linear sets y (m, out) = x (m, in) · wᵀ + b for w (out, in) and b (out)
+// or nil, as linearForward does; h, when not nil, is w as binary16, read
+// instead of w for the same result to the last bit.
+func linear[F kern.Float](y, x, w, b []F, h *kern.Half, m, in, out int) {
 	if h == nil {
-		linearForward(y, x, w, b, 1, in, out)
+		linearForward(y, x, w, b, m, in, out)
 		return
 	}
-	h.MulVec(any(y).([]float32), any(x).([]float32), false)
+	kern.MatMulNTHalf(any(y).([]float32), any(x).([]float32), h, m, false)
 	if b != nil {
-		addRows(y, b, 1, out)
+		addRows(y, b, m, out)
 	}
 }

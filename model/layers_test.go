@@ -110,7 +110,7 @@ func TestGRUDirGrad(t *testing.T) {
 			var c gruDirCache[float64]
 			hT := make([]float64, H)
 			f := func() float64 {
-				gruDirForward(&c, &p, nil, x, T, h0, reverse, hT)
+				gruDirForward(&c, &p, gruHalf{}, x, T, h0, reverse, hT)
 				return weighted(r, c.Hs) + weighted(rT, hT)
 			}
 			f()
@@ -150,10 +150,10 @@ func TestGRUChunked(t *testing.T) {
 		BIh: randVec(rng, 3*H, 1), BHh: randVec(rng, 3*H, 1)}
 	x := randVec(rng, T*in, 1)
 	var whole, a, b gruDirCache[float64]
-	gruDirForward(&whole, &p, nil, x, T, nil, false, nil)
+	gruDirForward(&whole, &p, gruHalf{}, x, T, nil, false, nil)
 	mid := make([]float64, H)
-	gruDirForward(&a, &p, nil, x[:split*in], split, nil, false, mid)
-	gruDirForward(&b, &p, nil, x[split*in:], T-split, mid, false, nil)
+	gruDirForward(&a, &p, gruHalf{}, x[:split*in], split, nil, false, mid)
+	gruDirForward(&b, &p, gruHalf{}, x[split*in:], T-split, mid, false, nil)
 	got := append(append([]float64(nil), a.Hs[:split*H]...), b.Hs[:(T-split)*H]...)
 	for i, v := range whole.Hs[:T*H] {
 		if d := v - got[i]; d > tol || d < -tol {
@@ -175,7 +175,7 @@ func TestBiGRUGrad(t *testing.T) {
 			}
 			x, r := randVec(rng, T*in, 1), randVec(rng, T*2*H, 1)
 			var c biGRUCache[float64]
-			f := func() float64 { biGRUForward(&c, &p, nil, x, T, parallel); return weighted(r, c.Y) }
+			f := func() float64 { biGRUForward(&c, &p, [2]gruHalf{}, x, T, parallel); return weighted(r, c.Y) }
 			f()
 			dx := make([]float64, T*in)
 			biGRUBackward(&c, &p, &g, dx, r)

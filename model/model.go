@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/heed-asr/heed/internal/kern"
 )
@@ -26,13 +27,21 @@ type Net[F kern.Float] struct {
 	frozen bool
 	// float16, when not nil, returns the binary16 values a model file
 	// stored for one of P's matrices (nil when it stored float32).
-	float16  func(w []float32) []uint16
-	stepOnce sync.Once
-	stepW    *stepWeights[F] // BatchStepper's
-	encOnce  sync.Once
-	encW     *encWeights
-	decOnce  sync.Once
-	decW     *decWeights
+	float16 func(w []float32) []uint16
+	// widen, when not nil, writes the float32 values of the matrices a
+	// model file was loaded without (see LoadFile): products read them as
+	// binary16, and only what still needs float32 calls Materialize.
+	widen     func()
+	widenOnce sync.Once
+	widened   atomic.Bool
+	// unwidened holds the first element of each matrix left to widen.
+	unwidened map[*float32]bool
+	stepOnce  sync.Once
+	stepW     *stepWeights[F] // BatchStepper's
+	encOnce   sync.Once
+	encW      *encWeights
+	decOnce   sync.Once
+	decW      *decWeights
 }
 
 // Model is the production (float32) network.
@@ -49,6 +58,32 @@ func NewNet[F kern.Float](p *Params[F]) *Net[F] {
 // the network is shared between goroutines; a network in training must not
 // be frozen. Model files load frozen.
 func (m *Net[F]) Freeze() { m.frozen = true }
+
+// Materialize makes every parameter in m.P hold its float32 value. A model
+// loaded from a float16 file leaves the matrices that its products read as
+// binary16 unconverted, so that a short command never pays for them
+// (LoadFile); whatever reads m.P directly (training from the model,
+// saving it, the batched decoders' packed weights) calls Materialize
+// first. It is safe for concurrent use and does nothing after the first
+// call or for a network that was not loaded that way.
+func (m *Net[F]) Materialize() {
+	if m.widen == nil {
+		return
+	}
+	m.widenOnce.Do(func() {
+		m.widen()
+		m.widened.Store(true)
+	})
+}
+
+// float32Of returns w, one of m.P's matrices, when it holds its float32
+// values, and nil when it is still waiting for Materialize.
+func (m *Net[F]) float32Of(w []float32) []float32 {
+	if len(w) > 0 && m.unwidened[&w[0]] && !m.widened.Load() {
+		return nil
+	}
+	return w
+}
 
 // EncOutput is one encoded utterance.
 type EncOutput[F kern.Float] struct {
@@ -101,7 +136,11 @@ func (m *Net[F]) EncodeCTC(feats []F, frames int) *EncOutput[F] {
 func (m *Net[F]) ctcHead(h []F, T int) *EncOutput[F] {
 	H2, V := m.Cfg.EncDim(), m.Cfg.V()
 	e := &EncOutput[F]{T: T, H: h, CTCLogProbs: make([]F, T*V)}
-	linearForward(e.CTCLogProbs, e.H, m.P.CTCW, m.P.CTCB, T, H2, V)
+	var hw *kern.Half
+	if iw := m.encWeights(); iw != nil {
+		hw = iw.ctcW
+	}
+	linear(e.CTCLogProbs, e.H, m.P.CTCW, m.P.CTCB, hw, T, H2, V)
 	for t := 0; t < T; t++ {
 		logSoftmax(e.CTCLogProbs[t*V:(t+1)*V], e.CTCLogProbs[t*V:(t+1)*V])
 	}
@@ -113,7 +152,11 @@ func (m *Net[F]) ctcHead(h []F, T int) *EncOutput[F] {
 func (m *Net[F]) AddKeys(e *EncOutput[F]) {
 	H2, A := m.Cfg.EncDim(), m.Cfg.AttDim
 	e.Vhb = make([]F, e.T*A)
-	linearForward(e.Vhb, e.H, m.P.AttV, m.P.AttB, e.T, H2, A)
+	var hw *kern.Half
+	if iw := m.encWeights(); iw != nil {
+		hw = iw.attV
+	}
+	linear(e.Vhb, e.H, m.P.AttV, m.P.AttB, hw, e.T, H2, A)
 }
 
 // BatchEncoder runs several utterances through the encoder together: each
@@ -135,6 +178,7 @@ func (m *Net[F]) NewBatchEncoder() *BatchEncoder[F] { return &BatchEncoder[F]{ne
 // (long alignment) does not keep them. An utterance of 0 frames gives an
 // empty encoding.
 func (be *BatchEncoder[F]) Encode(feats [][]F, frames []int) []*EncOutput[F] {
+	be.net.Materialize()
 	m := be.net
 	cfg := &m.Cfg
 	out := make([]*EncOutput[F], len(feats))
@@ -284,9 +328,9 @@ func (m *Net[F]) step(enc *EncOutput[F], st *DecoderState[F], prev int, logp []F
 	if dw != nil {
 		hWo, hW = dw.outWo, dw.outW
 	}
-	matVec(sc.o, sc.z, m.P.OutWo, m.P.OutBo, hWo, D+H2, D)
+	linear(sc.o, sc.z, m.P.OutWo, m.P.OutBo, hWo, 1, D+H2, D)
 	kern.Tanh(sc.o, sc.o)
-	matVec(logp[:V], sc.o, m.P.OutW, m.P.OutB, hW, D, V)
+	linear(logp[:V], sc.o, m.P.OutW, m.P.OutB, hW, 1, D, V)
 	logSoftmax(logp[:V], logp[:V])
 	m.pool.Put(sc)
 }

@@ -124,11 +124,11 @@ const (
 	layoutTN               // A stored k×m (A is Aᵀ), B row-major k×n
 )
 
-// packBuf is per-call scratch: packed A block, packed B block and one
-// micro-tile for ragged edges. Buffers come from packPool so concurrent
-// callers never share one.
+// packBuf is per-call scratch: packed A block, packed B block, one
+// micro-tile for ragged edges and, for a binary16 B, one panel's rows
+// widened. Buffers come from packPool so concurrent callers never share one.
 type packBuf struct {
-	a, b, tile []float32
+	a, b, tile, wide []float32
 }
 
 var packPool = sync.Pool{New: func() any { return new(packBuf) }}
@@ -166,13 +166,20 @@ func matMul32(im *impl32, l layout, c, a, b []float32, m, k, n int, acc bool) {
 		matMulRows32(im, l, c, a, b, m, k, n, acc)
 		return
 	}
-	sgemm(im, l, c, a, b, m, k, n, acc)
+	sgemm(im, l, c, a, b, nil, m, k, n, acc)
+}
+
+// sgemmHalf is sgemm for layout NT with B's stored matrix (n×k) given as
+// binary16 values bh, widened to float32 as each panel is packed.
+func sgemmHalf(im *impl32, c, a []float32, bh []uint16, m, k, n int, acc bool) {
+	sgemm(im, layoutNT, c, a, nil, bh, m, k, n, acc)
 }
 
 // sgemm is the packed, cache-blocked product (Goto/BLIS loop order:
 // jc over ncBlock columns, pc over kcBlock depth, ic over mcBlock rows, then
-// nr-wide and mr-tall micro-tiles).
-func sgemm(im *impl32, l layout, c, a, b []float32, m, k, n int, acc bool) {
+// nr-wide and mr-tall micro-tiles). When bh is not nil (layout NT only), B's
+// stored matrix is bh in binary16 and b is not read.
+func sgemm(im *impl32, l layout, c, a, b []float32, bh []uint16, m, k, n int, acc bool) {
 	mr, nr := im.mr, im.nr
 	// Split k and m into near-equal blocks no larger than the limits, so a
 	// depth of 320 runs as 2×160 rather than 256+64.
@@ -187,6 +194,9 @@ func sgemm(im *impl32, l layout, c, a, b []float32, m, k, n int, acc bool) {
 	buf.b = grow(buf.b, ncMax*kcMax)
 	buf.tile = grow(buf.tile, mr*nr)
 	tile := buf.tile
+	if bh != nil {
+		buf.wide = grow(buf.wide, nr*kcMax)
+	}
 
 	for jc := 0; jc < n; jc += ncBlock {
 		nc := min(ncBlock, n-jc)
@@ -194,7 +204,11 @@ func sgemm(im *impl32, l layout, c, a, b []float32, m, k, n int, acc bool) {
 			kc := min(kcStep, k-pc)
 			accBlock := acc || pc > 0
 			bp := buf.b[:roundUp(nc, nr)*kc]
-			packB(l, bp, b, k, n, pc, jc, kc, nc, nr, im.tr8, im.cp)
+			if bh != nil {
+				packBHalf(bp, bh, buf.wide, k, pc, jc, kc, nc, nr, im.tr8)
+			} else {
+				packB(l, bp, b, k, n, pc, jc, kc, nc, nr, im.tr8, im.cp)
+			}
 			for ic := 0; ic < m; ic += mcStep {
 				mc := min(mcStep, m-ic)
 				ap := buf.a[:roundUp(mc, mr)*kc]
@@ -313,6 +327,21 @@ func packB(l layout, dst, b []float32, k, n, pc, jc, kc, nc, nr int, tr8 trFunc,
 	for jr := 0; jr < nc; jr += nr {
 		// B[p,j] = b[j*k+p]: transpose rows of the stored matrix.
 		transposeInto(dst[jr*kc:(jr+nr)*kc], b, (jc+jr)*k+pc, k, min(nr, nc-jr), kc, nr, tr8)
+	}
+}
+
+// packBHalf is packB for layout NT with the stored matrix (n×k) given as
+// binary16 values bh: each panel's nr rows are widened into wide (nr×kc)
+// and transposed from there, so the panels hold exactly what packB would
+// pack from the float32 matrix.
+func packBHalf(dst []float32, bh []uint16, wide []float32, k, pc, jc, kc, nc, nr int, tr8 trFunc) {
+	for jr := 0; jr < nc; jr += nr {
+		rows := min(nr, nc-jr)
+		for i := range rows {
+			off := (jc+jr+i)*k + pc
+			HalfToFloat(wide[i*kc:i*kc+kc], bh[off:off+kc])
+		}
+		transposeInto(dst[jr*kc:(jr+nr)*kc], wide, 0, kc, rows, kc, nr, tr8)
 	}
 }
 

@@ -1,23 +1,33 @@
 package kern
 
-import "math"
+import (
+	"math"
+	"sync"
+)
 
-// Half holds a matrix w (n×k) in IEEE 754 binary16 for matrix-vector
-// products. A product with one row reads the whole matrix for two flops
-// per element, so its time is the time to read the matrix, and binary16
-// halves the bytes. Only a matrix whose every element is exactly a
+// Half holds a matrix w (n×k) in IEEE 754 binary16 for the products of a
+// frozen network. A product with one row reads the whole matrix for two
+// flops per element, so its time is the time to read the matrix, and
+// binary16 halves the bytes. Only a matrix whose every element is exactly a
 // binary16 value is held (weights read from a float16 model file are), and
 // the kernel widens each element back to float32 and sums in the order of
 // the float32 matrix-vector kernel, so MulVec equals MatMulNT with w to the
 // last bit. Where that kernel does not run (no F16C, another
 // implementation active, k not a multiple of 8) MulVec is MatMulNT on w.
 //
-// Half borrows w: w must not change while the Half is in use. A Half is
-// safe for concurrent products.
+// A Half may be made from the binary16 values alone (NewHalfBits with w
+// nil, as a model file's tensor is): then w is widened from them the first
+// time a product needs it, and products that widen as they go (MulVec with
+// F16C, MatMulNTHalf) never need it, so a network loaded that way never
+// holds those weights as float32 at all.
+//
+// Half borrows w and h: neither may change while the Half is in use. A Half
+// is safe for concurrent products.
 type Half struct {
 	n, k int
-	w    []float32 // the matrix as given
-	h    []uint16  // (n, k) binary16
+	h    []uint16 // (n, k) binary16
+	once sync.Once
+	w    []float32 // the matrix as float32, given or widened from h on first need
 }
 
 // NewHalf returns w (n×k) held as binary16, or nil when an element of w is
@@ -36,16 +46,42 @@ func NewHalf(w []float32, n, k int) *Half {
 	return h
 }
 
-// NewHalfBits returns w (n×k) held as the binary16 values h, which must be
-// w's elements in binary16, element for element (a float16 model file's
-// tensor and its float32 widening): nothing is converted or checked, and
-// h is borrowed.
+// NewHalfBits returns the matrix (n×k) whose binary16 values are h, with w
+// its float32 widening element for element (a float16 model file's tensor
+// and its float32 copy), or nil when there is no float32 copy yet: nothing
+// is converted or checked, and w and h are borrowed.
 func NewHalfBits(w []float32, h []uint16, n, k int) *Half {
 	checkDims("NewHalfBits", n, k, 1)
-	checkLen("NewHalfBits w", len(w), n*k)
 	checkLen("NewHalfBits h", len(h), n*k)
-	return &Half{n: n, k: k, w: w[:n*k], h: h[:n*k]}
+	if w != nil {
+		checkLen("NewHalfBits w", len(w), n*k)
+		w = w[:n*k]
+	}
+	return &Half{n: n, k: k, w: w, h: h[:n*k]}
 }
+
+// Float32 returns the matrix as float32 (n×k, row-major), widening it from
+// binary16 on the first call when the Half was made without it.
+func (h *Half) Float32() []float32 {
+	h.once.Do(func() {
+		if h.w == nil {
+			h.w = make([]float32, h.n*h.k)
+			HalfToFloat(h.w, h.h)
+		}
+	})
+	return h.w
+}
+
+// Bits returns the matrix's binary16 values (n×k, row-major).
+func (h *Half) Bits() []uint16 { return h.h }
+
+// f16 reports whether the products can read the binary16 values directly.
+func (h *Half) f16() bool { return HalfDirect(h.k) }
+
+// HalfDirect reports whether products with a Half of k columns read its
+// binary16 values directly (F16C, k a positive multiple of 8), never
+// widening the whole matrix to float32.
+func HalfDirect(k int) bool { return active.gemvNF16 != nil && k%8 == 0 && k > 0 }
 
 // MulVec sets c (n) = w·a for a (k), or adds w·a to c when acc is true: the
 // product MatMulNT(c, a, w, 1, k, n, acc), with the same result. It panics
@@ -53,11 +89,67 @@ func NewHalfBits(w []float32, h []uint16, n, k int) *Half {
 func (h *Half) MulVec(c, a []float32, acc bool) {
 	checkLen("MulVec a", len(a), h.k)
 	checkLen("MulVec c", len(c), h.n)
-	if f := active.gemvNF16; f != nil && h.k%8 == 0 && h.k > 0 {
-		f(c, a, h.h, h.k, h.n, h.k, acc)
+	if h.f16() {
+		active.gemvNF16(c, a, h.h, h.k, h.n, h.k, acc)
 		return
 	}
-	MatMulNT(c, a, h.w, 1, h.k, h.n, acc)
+	MatMulNT(c, a, h.Float32(), 1, h.k, h.n, acc)
+}
+
+// MatMulNTHalf sets C (m×n) = A (m×k) · wᵀ for the matrix w (n×k) held in
+// h, or adds the product to C when acc is true: MatMulNT(c, a, w, m, k, n,
+// acc) with the same result, to the last bit. With F16C the binary16
+// values are widened as the product packs them (a few kilobytes at a
+// time), so w is never held as float32. It panics if a or c is too short.
+func MatMulNTHalf(c, a []float32, h *Half, m int, acc bool) {
+	k, n := h.k, h.n
+	checkDims("MatMulNTHalf", m, k, n)
+	checkLen("MatMulNTHalf a", len(a), m*k)
+	checkLen("MatMulNTHalf c", len(c), m*n)
+	switch {
+	case !h.f16() || m == 0 || n == 1:
+		MatMulNT(c, a, h.Float32(), m, k, n, acc)
+	case m < smallM:
+		for i := range m {
+			active.gemvNF16(c[i*n:i*n+n], a[i*k:i*k+k], h.h, k, n, k, acc)
+		}
+	default:
+		sgemmHalf(active, c, a, h.h, m, k, n, acc)
+	}
+}
+
+// HalfFloat returns the float32 value of the binary16 bit pattern h. The
+// conversion is exact.
+func HalfFloat(h uint16) float32 {
+	sign := uint32(h&0x8000) << 16
+	exp := uint32(h>>10) & 0x1f
+	man := uint32(h & 0x3ff)
+	switch exp {
+	case 0x1f:
+		return math.Float32frombits(sign | 0x7f800000 | man<<13)
+	case 0:
+		if man == 0 {
+			return math.Float32frombits(sign)
+		}
+		e := uint32(127 - 15 + 1)
+		for man&0x400 == 0 {
+			man <<= 1
+			e--
+		}
+		return math.Float32frombits(sign | e<<23 | (man&0x3ff)<<13)
+	}
+	return math.Float32frombits(sign | (exp+127-15)<<23 | man<<13)
+}
+
+// HalfToFloat sets dst[i] to the float32 value of the binary16 bits src[i]
+// for i < len(dst) (len(src) >= len(dst)): exactly HalfFloat, with the
+// CPU's conversion instruction where there is one (F16C; a signalling NaN
+// may come out quiet).
+func HalfToFloat(dst []float32, src []uint16) {
+	src = src[:len(dst)]
+	for i := halfToFloatFast(dst, src); i < len(dst); i++ {
+		dst[i] = HalfFloat(src[i])
+	}
 }
 
 // halfOf returns the binary16 bits of f when f is exactly a binary16 value

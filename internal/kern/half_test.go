@@ -2,7 +2,6 @@ package kern
 
 import (
 	"fmt"
-	"github.com/heed-asr/heed/model/modelfile"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -14,7 +13,7 @@ import (
 func TestHalfOf(t *testing.T) {
 	for i := range 1 << 16 {
 		h := uint16(i)
-		v := modelfile.F16ToF32(h)
+		v := HalfFloat(h)
 		b, ok := halfOf(v)
 		if isNaN := h&0x7c00 == 0x7c00 && h&0x3ff != 0; isNaN {
 			if ok {
@@ -39,7 +38,7 @@ func halfMatrix(r *rand.Rand, n, k int) []float32 {
 	w := make([]float32, n*k)
 	for i := range w {
 		for {
-			v := modelfile.F16ToF32(uint16(r.IntN(1 << 16)))
+			v := HalfFloat(uint16(r.IntN(1 << 16)))
 			if !math.IsNaN(float64(v)) && !math.IsInf(float64(v), 0) && math.Abs(float64(v)) < 4 {
 				w[i] = v
 				break
@@ -86,6 +85,70 @@ func TestHalfMulVec(t *testing.T) {
 	w[5] = 0.1
 	if NewHalf(w, 4, 8) != nil {
 		t.Error("NewHalf held a matrix with an element that is not a binary16 value")
+	}
+}
+
+// TestMatMulNTHalf: a product with a binary16 B, and MulVec on a Half made
+// from the bits alone, equal MatMulNT with the float32 matrix to the last
+// bit, under every implementation, for row counts on every path (one row,
+// a few rows on the matrix-vector kernel, packed blocks with ragged panels).
+func TestMatMulNTHalf(t *testing.T) {
+	saved := active
+	defer func() { active = saved }()
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, im := range impls {
+		active = im
+		for _, m := range []int{1, 3, 7, 8, 13, 150} {
+			for _, s := range []struct{ n, k int }{{1, 8}, {5, 16}, {29, 640}, {37, 300}, {960, 240}, {2100, 24}} {
+				for _, acc := range []bool{false, true} {
+					w := halfMatrix(r, s.n, s.k)
+					bits := make([]uint16, len(w))
+					for i, v := range w {
+						bits[i], _ = halfOf(v)
+					}
+					h := NewHalfBits(nil, bits, s.n, s.k)
+					a := randSlice(r, m*s.k)
+					c0 := randSlice(r, m*s.n)
+					want := append([]float32(nil), c0...)
+					MatMulNT(want, a, w, m, s.k, s.n, acc)
+					got := append([]float32(nil), c0...)
+					MatMulNTHalf(got, a, h, m, acc)
+					for j := range want {
+						if math.Float32bits(got[j]) != math.Float32bits(want[j]) {
+							t.Fatalf("%s m%d n%d k%d acc %v: c[%d] = %g, MatMulNT %g", im.name, m, s.n, s.k, acc, j, got[j], want[j])
+						}
+					}
+					got1 := append([]float32(nil), c0[:s.n]...)
+					h.MulVec(got1, a[:s.k], acc)
+					want1 := append([]float32(nil), c0[:s.n]...)
+					MatMulNT(want1, a[:s.k], w, 1, s.k, s.n, acc)
+					for j := range want1 {
+						if math.Float32bits(got1[j]) != math.Float32bits(want1[j]) {
+							t.Fatalf("%s MulVec n%d k%d: c[%d] = %g, MatMulNT %g", im.name, s.n, s.k, j, got1[j], want1[j])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestHalfToFloat: the fast conversion equals HalfFloat for every binary16
+// value at every offset of a slice (NaNs only need to stay NaN).
+func TestHalfToFloat(t *testing.T) {
+	src := make([]uint16, 1<<16+13)
+	for i := range src {
+		src[i] = uint16(i * 40503)
+	}
+	for _, off := range []int{0, 1, 5} {
+		dst := make([]float32, len(src)-off)
+		HalfToFloat(dst, src[off:])
+		for i, v := range dst {
+			want := HalfFloat(src[off+i])
+			if math.Float32bits(v) != math.Float32bits(want) && !(math.IsNaN(float64(v)) && math.IsNaN(float64(want))) {
+				t.Fatalf("offset %d: %#04x -> %g, want %g", off, src[off+i], v, want)
+			}
+		}
 	}
 }
 

@@ -396,3 +396,25 @@ func adamAVX2w(params, grads, ms, vs []float32, c *AdamCoef) {
 	}
 	adamRef(params[n:], grads[n:], ms[n:], vs[n:], c)
 }
+
+// halfToFloat8 converts n/8·8 binary16 values at src into float32s at dst
+// with the F16C instruction VCVTPH2PS, 8 at a time.
+//
+//go:noescape
+func halfToFloat8(dst *float32, src *uint16, n int)
+
+// haveF16C: F16C needs the OS to save the YMM registers, which HasAVX
+// implies.
+var haveF16C = cpu.X86.HasF16C && cpu.X86.HasAVX
+
+// halfToFloatFast converts the first multiple of 8 values of src into dst
+// with F16C and returns how many it converted (0 without F16C).
+func halfToFloatFast(dst []float32, src []uint16) int {
+	n := len(dst) &^ 7
+	if !haveF16C || n == 0 {
+		return 0
+	}
+	_ = src[n-1]
+	halfToFloat8(&dst[0], &src[0], n)
+	return n
+}

@@ -6,3 +6,6 @@ package kern
 // architectures the portable implementation (implGo in gemm.go) is the only
 // one registered.
 const hasAsm = false
+
+// halfToFloatFast has no fast path on this architecture.
+func halfToFloatFast(dst []float32, src []uint16) int { return 0 }

@@ -163,7 +163,7 @@ func TestMatMulPaths(t *testing.T) {
 					callPublic(l, c, a, b, m, k, n, acc)
 				}},
 				{"packed", func(l layout, c, a, b []float32, m, k, n int, acc bool) {
-					sgemm(im, l, c, a, b, m, k, n, acc)
+					sgemm(im, l, c, a, b, nil, m, k, n, acc)
 				}},
 				{"rows", func(l layout, c, a, b []float32, m, k, n int, acc bool) {
 					matMulRows32(im, l, c, a, b, m, k, n, acc)

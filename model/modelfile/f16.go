@@ -3,6 +3,8 @@ package modelfile
 import (
 	"encoding/binary"
 	"math"
+
+	"github.com/heed-asr/heed/internal/kern"
 )
 
 // F32ToF16 returns the IEEE 754 binary16 bit pattern nearest to f, rounding
@@ -49,26 +51,7 @@ func F32ToF16(f float32) uint16 {
 
 // F16ToF32 returns the float32 value of the binary16 bit pattern h. The
 // conversion is exact.
-func F16ToF32(h uint16) float32 {
-	sign := uint32(h&0x8000) << 16
-	exp := uint32(h>>10) & 0x1f
-	man := uint32(h & 0x3ff)
-	switch exp {
-	case 0x1f:
-		return math.Float32frombits(sign | 0x7f800000 | man<<13)
-	case 0:
-		if man == 0 {
-			return math.Float32frombits(sign)
-		}
-		e := uint32(127 - 15 + 1)
-		for man&0x400 == 0 {
-			man <<= 1
-			e--
-		}
-		return math.Float32frombits(sign | e<<23 | (man&0x3ff)<<13)
-	}
-	return math.Float32frombits(sign | (exp+127-15)<<23 | man<<13)
-}
+func F16ToF32(h uint16) float32 { return kern.HalfFloat(h) }
 
 // f16Decode converts the little-endian binary16 values in src (2·len(d)
 // bytes) into d: with the CPU's conversion instruction where there is one
@@ -76,11 +59,11 @@ func F16ToF32(h uint16) float32 {
 // quiet), the rest with F16ToF32.
 func f16Decode(d []float32, src []byte) {
 	src = src[:2*len(d)]
-	done := f16DecodeFast(d, src)
-	if done == len(d) {
+	if h := le16(src); h != nil {
+		kern.HalfToFloat(d, h)
 		return
 	}
-	for j := done; j < len(d); j++ {
+	for j := range d {
 		d[j] = F16ToF32(binary.LittleEndian.Uint16(src[2*j:]))
 	}
 }

@@ -21,14 +21,24 @@ func (l *Lazy) Float16(name string) []uint16 {
 	if e.Count == 0 {
 		return []uint16{}
 	}
-	var one uint16 = 1
-	little := *(*byte)(unsafe.Pointer(&one)) == 1
-	if little && uintptr(unsafe.Pointer(&src[0]))%2 == 0 {
-		return unsafe.Slice((*uint16)(unsafe.Pointer(&src[0])), e.Count)
+	if h := le16(src); h != nil {
+		return h
 	}
 	h := make([]uint16, e.Count)
 	for j := range h {
 		h[j] = binary.LittleEndian.Uint16(src[2*j:])
 	}
 	return h
+}
+
+// le16 returns the little-endian binary16 values in src as a []uint16
+// sharing its memory, or nil when that cannot be done (a big-endian
+// machine, odd alignment, or no values).
+func le16(src []byte) []uint16 {
+	var one uint16 = 1
+	little := *(*byte)(unsafe.Pointer(&one)) == 1
+	if len(src) < 2 || !little || uintptr(unsafe.Pointer(&src[0]))%2 != 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint16)(unsafe.Pointer(&src[0])), len(src)/2)
 }

@@ -201,6 +201,7 @@ func (s *state) load() error {
 		if err != nil {
 			return fmt.Errorf("--init: %w", err)
 		}
+		b.Net.Materialize()
 		cmvn, cfg, p = b.Meta.CMVN, b.Net.Cfg, b.Net.P
 		s.printf("starting from the weights of %s (%d updates)\n", opt.Init, b.Meta.Training.Steps)
 	} else {

@@ -1,7 +1,10 @@
+//go:build amd64
+
 #include "textflag.h"
 
-// func f16x8(dst *float32, src *byte, n int)
-TEXT ·f16x8(SB), NOSPLIT, $0-24
+// func halfToFloat8(dst *float32, src *uint16, n int)
+// dst[i] = the float32 value of the binary16 src[i] for i < n/8·8 (VCVTPH2PS).
+TEXT ·halfToFloat8(SB), NOSPLIT, $0-24
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ n+16(FP), CX
