@@ -144,3 +144,133 @@ hn1put:
 hndone:
 	VZEROUPPER
 	RET
+
+// func sgemvNF16AVX512(n, k int, a *float32, b *uint16, ldb int, c *float32, acc int)
+// sgemvNF16AVX2 for n a multiple of 8, eight rows at a time on 16-lane
+// registers: lanes 0-7 of a row's accumulator hold what the AVX2 kernel's
+// first accumulator holds (the even 8-element blocks of k) and lanes 8-15
+// what its second holds (the odd blocks), each lane with the same products
+// in the same order; the halves are then summed exactly as there, so the
+// result is the same to the last bit. Eight rows keep eight independent
+// chains of multiply-adds in flight.
+TEXT ·sgemvNF16AVX512(SB), NOSPLIT, $0-56
+	MOVQ n+0(FP), R9
+	MOVQ a+16(FP), SI
+	MOVQ b+24(FP), DI
+	MOVQ ldb+32(FP), R8
+	SHLQ $1, R8
+	MOVQ c+40(FP), DX
+
+hz8:
+	CMPQ R9, $8
+	JLT  hzdone
+	LEAQ (DI)(R8*1), R10
+	LEAQ (DI)(R8*2), R11
+	LEAQ (R10)(R8*2), R12
+	LEAQ (DI)(R8*4), R13
+	LEAQ (R10)(R8*4), R15
+	LEAQ (R11)(R8*4), AX
+	LEAQ (R12)(R8*4), CX
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	VXORPS Z4, Z4, Z4
+	VXORPS Z5, Z5, Z5
+	VXORPS Z6, Z6, Z6
+	VXORPS Z7, Z7, Z7
+	XORQ BX, BX
+	MOVQ k+8(FP), R14
+	SHRQ $4, R14
+	JEQ  hz8k8
+
+hz8k16:
+	VMOVUPS     (SI)(BX*2), Z8
+	VCVTPH2PS   (DI)(BX*1), Z10
+	VCVTPH2PS   (R10)(BX*1), Z11
+	VCVTPH2PS   (R11)(BX*1), Z12
+	VCVTPH2PS   (R12)(BX*1), Z13
+	VFMADD231PS Z10, Z8, Z0
+	VFMADD231PS Z11, Z8, Z1
+	VFMADD231PS Z12, Z8, Z2
+	VFMADD231PS Z13, Z8, Z3
+	VCVTPH2PS   (R13)(BX*1), Z14
+	VCVTPH2PS   (R15)(BX*1), Z15
+	VCVTPH2PS   (AX)(BX*1), Z16
+	VCVTPH2PS   (CX)(BX*1), Z17
+	VFMADD231PS Z14, Z8, Z4
+	VFMADD231PS Z15, Z8, Z5
+	VFMADD231PS Z16, Z8, Z6
+	VFMADD231PS Z17, Z8, Z7
+	ADDQ $32, BX
+	DECQ R14
+	JNZ  hz8k16
+
+hz8k8:
+	// The odd blocks' sums (upper lanes) go to Y18-Y25 before any
+	// 8-lane instruction clears the upper lanes.
+	VEXTRACTF64X4 $1, Z0, Y18
+	VEXTRACTF64X4 $1, Z1, Y19
+	VEXTRACTF64X4 $1, Z2, Y20
+	VEXTRACTF64X4 $1, Z3, Y21
+	VEXTRACTF64X4 $1, Z4, Y22
+	VEXTRACTF64X4 $1, Z5, Y23
+	VEXTRACTF64X4 $1, Z6, Y24
+	VEXTRACTF64X4 $1, Z7, Y25
+	MOVQ  k+8(FP), R14
+	TESTQ $8, R14
+	JEQ   hz8sum
+	VMOVUPS     (SI)(BX*2), Y8
+	VCVTPH2PS   (DI)(BX*1), Y10
+	VFMADD231PS Y10, Y8, Y0
+	VCVTPH2PS   (R10)(BX*1), Y11
+	VFMADD231PS Y11, Y8, Y1
+	VCVTPH2PS   (R11)(BX*1), Y12
+	VFMADD231PS Y12, Y8, Y2
+	VCVTPH2PS   (R12)(BX*1), Y13
+	VFMADD231PS Y13, Y8, Y3
+	VCVTPH2PS   (R13)(BX*1), Y14
+	VFMADD231PS Y14, Y8, Y4
+	VCVTPH2PS   (R15)(BX*1), Y15
+	VFMADD231PS Y15, Y8, Y5
+	VCVTPH2PS   (AX)(BX*1), Y10
+	VFMADD231PS Y10, Y8, Y6
+	VCVTPH2PS   (CX)(BX*1), Y11
+	VFMADD231PS Y11, Y8, Y7
+
+hz8sum:
+	VADDPS Y18, Y0, Y0
+	VADDPS Y19, Y1, Y1
+	VADDPS Y20, Y2, Y2
+	VADDPS Y21, Y3, Y3
+	VADDPS Y22, Y4, Y4
+	VADDPS Y23, Y5, Y5
+	VADDPS Y24, Y6, Y6
+	VADDPS Y25, Y7, Y7
+	VHADDPS Y1, Y0, Y0
+	VHADDPS Y3, Y2, Y2
+	VHADDPS Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VHADDPS Y5, Y4, Y4
+	VHADDPS Y7, Y6, Y6
+	VHADDPS Y6, Y4, Y4
+	VEXTRACTF128 $1, Y4, X5
+	VADDPS X5, X4, X4
+	MOVQ  acc+48(FP), R14
+	TESTQ R14, R14
+	JEQ   hz8put
+	VADDPS (DX), X0, X0
+	VADDPS 16(DX), X4, X4
+
+hz8put:
+	VMOVUPS X0, (DX)
+	VMOVUPS X4, 16(DX)
+	ADDQ $32, DX
+	LEAQ (R13)(R8*4), DI
+	SUBQ $8, R9
+	JMP  hz8
+
+hzdone:
+	VZEROUPPER
+	RET

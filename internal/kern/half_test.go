@@ -153,21 +153,30 @@ func TestHalfToFloat(t *testing.T) {
 }
 
 // BenchmarkHalfMulVec: one-row products with the shapes of a recurrent
-// step (the encoder's W_hh, 768×256; the decoder's GRU input, 768×576) on
-// binary16 and float32 matrices.
+// step (the encoder's W_hh, 768×256 and 960×320; the decoder's GRU input,
+// 768×576) on binary16 matrices, under each implementation that has a
+// binary16 kernel, and on float32 ones.
 func BenchmarkHalfMulVec(b *testing.B) {
 	r := rand.New(rand.NewPCG(5, 6))
-	for _, s := range []struct{ n, k int }{{768, 256}, {768, 576}} {
+	for _, s := range []struct{ n, k int }{{768, 256}, {960, 320}, {768, 576}} {
 		w := halfMatrix(r, s.n, s.k)
 		h := NewHalf(w, s.n, s.k)
 		a, c := randSlice(r, s.k), make([]float32, s.n)
-		b.Run(fmt.Sprintf("half/n%d_k%d", s.n, s.k), func(b *testing.B) {
-			cpu0 := processCPU()
-			for b.Loop() {
-				h.MulVec(c, a, false)
+		for _, im := range impls {
+			if im.gemvNF16 == nil {
+				continue
 			}
-			reportFlops(b, float64(2*s.n*s.k), processCPU()-cpu0)
-		})
+			b.Run(fmt.Sprintf("half-%s/n%d_k%d", im.name, s.n, s.k), func(b *testing.B) {
+				saved := active
+				defer func() { active = saved }()
+				active = im
+				cpu0 := processCPU()
+				for b.Loop() {
+					h.MulVec(c, a, false)
+				}
+				reportFlops(b, float64(2*s.n*s.k), processCPU()-cpu0)
+			})
+		}
 		b.Run(fmt.Sprintf("float32/n%d_k%d", s.n, s.k), func(b *testing.B) {
 			cpu0 := processCPU()
 			for b.Loop() {

@@ -30,6 +30,9 @@ func sgemvNAVX2(n, k int, a, b *float32, ldb int, c *float32, acc int)
 func sgemvNF16AVX2(n, k int, a *float32, b *uint16, ldb int, c *float32, acc int)
 
 //go:noescape
+func sgemvNF16AVX512(n, k int, a *float32, b *uint16, ldb int, c *float32, acc int)
+
+//go:noescape
 func sgemvTAVX2(n, k int, a *float32, inca int, b *float32, ldb int, c *float32, acc int)
 
 //go:noescape
@@ -97,6 +100,23 @@ func gemvNF16AVX2(c, a []float32, b []uint16, k, n, ldb int, acc bool) {
 	}
 	_, _, _ = a[k-1], b[(n-1)*ldb+k-1], c[n-1]
 	sgemvNF16AVX2(n, k, &a[0], &b[0], ldb, &c[0], b2i(acc))
+}
+
+// gemvNF16AVX512 is gemvNF16AVX2 (the same result to the last bit) with
+// its rows in groups of eight on the AVX-512 kernel and the rest on the
+// AVX2 one.
+func gemvNF16AVX512(c, a []float32, b []uint16, k, n, ldb int, acc bool) {
+	if n == 0 {
+		return
+	}
+	_, _, _ = a[k-1], b[(n-1)*ldb+k-1], c[n-1]
+	n8 := n &^ 7
+	if n8 > 0 {
+		sgemvNF16AVX512(n8, k, &a[0], &b[0], ldb, &c[0], b2i(acc))
+	}
+	if n8 < n {
+		sgemvNF16AVX2(n-n8, k, &a[0], &b[n8*ldb], ldb, &c[n8], b2i(acc))
+	}
 }
 
 func gemvTAVX2(c, a []float32, inca int, b []float32, ldb, k, n int, acc bool) {
@@ -212,7 +232,7 @@ func init() {
 		}
 		if cpu.X86.HasF16C {
 			implAVX2.gemvNF16 = gemvNF16AVX2
-			implAVX512.gemvNF16 = gemvNF16AVX2
+			implAVX512.gemvNF16 = gemvNF16AVX512
 		}
 		active = impls[len(impls)-1]
 	}
