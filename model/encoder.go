@@ -15,6 +15,7 @@ type encCache[F kern.Float] struct {
 	Masks     [][]F           // (T, 2H) dropout mask applied after layer l (l < EncLayers-1), scale included
 	In        [][]F           // (T, 2H) input to layer l+1 after dropout
 	dropout   bool
+	infer     bool // inference only: keep no per-step state for a backward pass
 
 	dY, dIn []F // (T, 2H) backward scratch
 	dX0     []F // (T, Stack*NumMel)
@@ -45,6 +46,7 @@ func encoderForward[F kern.Float](c *encCache[F], p *Params[F], iw *encWeights, 
 		if iw != nil {
 			lw = iw.dir[l]
 		}
+		c.Layers[l].Dir[0].infer, c.Layers[l].Dir[1].infer = c.infer, c.infer
 		biGRUForward(&c.Layers[l], &p.Enc[l], lw, x, T, parallel)
 		x = c.Layers[l].Y
 		if l < L-1 && c.dropout {

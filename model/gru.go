@@ -40,8 +40,11 @@ func gruCellBackward[F kern.Float](dgx, dgh, dhprev, dh, rzn, ghn, hprev []F, H 
 }
 
 // gruDirCache holds one direction of one encoder layer over a sequence.
+// With infer set (inference, no backward pass) RZN, Ghn and Hprev hold one
+// step only, reused at every step.
 type gruDirCache[F kern.Float] struct {
 	T     int
+	infer bool
 	X     []F // (T, In) input, borrowed from the caller
 	Gx    []F // (T, 3H) input projections W_ih x_t + b_ih
 	RZN   []F // (T, 3H) gate activations
@@ -59,9 +62,13 @@ type gruDirCache[F kern.Float] struct {
 func (c *gruDirCache[F]) reserve(T, in, H int) {
 	c.T = T
 	c.Gx = grow(c.Gx, T*3*H)
-	c.RZN = grow(c.RZN, T*3*H)
-	c.Ghn = grow(c.Ghn, T*H)
-	c.Hprev = grow(c.Hprev, T*H)
+	steps := T
+	if c.infer {
+		steps = 1
+	}
+	c.RZN = grow(c.RZN, steps*3*H)
+	c.Ghn = grow(c.Ghn, steps*H)
+	c.Hprev = grow(c.Hprev, steps*H)
 	c.Hs = grow(c.Hs, T*H)
 	c.gh = grow(c.gh, 3*H)
 	c.pre = grow(c.pre, 3*H)
@@ -88,7 +95,11 @@ func gruDirForward[F kern.Float](c *gruDirCache[F], p *GRUParams[F], hw gruHalf,
 		if reverse {
 			t = T - 1 - s
 		}
-		hp := c.Hprev[t*H : t*H+H]
+		st := t // where this step's state for the backward pass goes
+		if c.infer {
+			st = 0
+		}
+		hp := c.Hprev[st*H : st*H+H]
 		if prev == nil {
 			clear(hp)
 		} else {
@@ -97,7 +108,7 @@ func gruDirForward[F kern.Float](c *gruDirCache[F], p *GRUParams[F], hw gruHalf,
 		// gh = W_hh h + b_hh.
 		linear(c.gh, hp, p.WHh, p.BHh, hw.whh, 1, H, 3*H)
 		h := c.Hs[t*H : t*H+H]
-		gruCellForward(h, c.RZN[t*3*H:(t+1)*3*H], c.Ghn[t*H:t*H+H], c.pre, c.Gx[t*3*H:(t+1)*3*H], c.gh, hp, H)
+		gruCellForward(h, c.RZN[st*3*H:(st+1)*3*H], c.Ghn[st*H:st*H+H], c.pre, c.Gx[t*3*H:(t+1)*3*H], c.gh, hp, H)
 		prev = h
 	}
 	if hT != nil {

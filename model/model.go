@@ -121,7 +121,7 @@ func (m *Net[F]) EncodeCTC(feats []F, frames int) *EncOutput[F] {
 	// output leaves with the encoding.
 	c, _ := m.encOnePool.Get().(*encCache[F])
 	if c == nil {
-		c = &encCache[F]{}
+		c = &encCache[F]{infer: true}
 	}
 	encoderForward(c, m.P, m.encWeights(), feats, frames, nil, !m.SerialEncoder)
 	last := &c.Layers[c.L-1]
