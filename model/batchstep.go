@@ -73,7 +73,6 @@ type stepWeights[F kern.Float] struct {
 
 // newStepWeights packs m's decoder weights for BatchStepper.
 func (m *Net[F]) newStepWeights() *stepWeights[F] {
-	m.Materialize()
 	cfg := &m.Cfg
 	A, nf, K := cfg.AttDim, cfg.ConvFilters, cfg.ConvWidth
 	w := &stepWeights[F]{filtR: make([]F, K*nf)}
@@ -85,29 +84,36 @@ func (m *Net[F]) newStepWeights() *stepWeights[F] {
 	w.attU.PackNT(m.P.AttU, A, nf)
 	E, D, H2, V := cfg.EmbedDim, cfg.DecHidden, cfg.EncDim(), cfg.V()
 	g := &m.P.DecGRU
+	// The matrices as float32 (a loaded network's are widened from their
+	// binary16 copies when they wait for Materialize).
+	wih, whh, attW, outWo, outW := g.WIh, g.WHh, m.P.AttW, m.P.OutWo, m.P.OutW
+	if dw := m.decWeights(); dw != nil {
+		wih, whh, attW = m.weight(wih, dw.wih), m.weight(whh, dw.whh), m.weight(attW, dw.attW)
+		outWo, outW = m.weight(outWo, dw.outWo), m.weight(outW, dw.outW)
+	}
 	wc := make([]F, 4*D*H2)
 	for r := 0; r < 3*D; r++ {
-		copy(wc[r*H2:(r+1)*H2], g.WIh[r*(E+H2)+E:(r+1)*(E+H2)])
+		copy(wc[r*H2:(r+1)*H2], wih[r*(E+H2)+E:(r+1)*(E+H2)])
 	}
 	for r := 0; r < D; r++ {
-		copy(wc[(3*D+r)*H2:(3*D+r+1)*H2], m.P.OutWo[r*(D+H2)+D:(r+1)*(D+H2)])
+		copy(wc[(3*D+r)*H2:(3*D+r+1)*H2], outWo[r*(D+H2)+D:(r+1)*(D+H2)])
 	}
 	w.ctx.PackNT(wc, 4*D, H2)
 	ws := make([]F, D*D)
 	for r := 0; r < D; r++ {
-		copy(ws[r*D:(r+1)*D], m.P.OutWo[r*(D+H2):r*(D+H2)+D])
+		copy(ws[r*D:(r+1)*D], outWo[r*(D+H2):r*(D+H2)+D])
 	}
 	w.outWs.PackNT(ws, D, D)
 	w.gxTok = make([]F, V*3*D)
 	for y := 0; y < V; y++ {
 		row := w.gxTok[y*3*D : (y+1)*3*D]
 		for r := range row {
-			row[r] = F(dot(g.WIh[r*(E+H2):r*(E+H2)+E], m.P.Embed[y*E:(y+1)*E])) + g.BIh[r]
+			row[r] = F(dot(wih[r*(E+H2):r*(E+H2)+E], m.P.Embed[y*E:(y+1)*E])) + g.BIh[r]
 		}
 	}
-	w.whh.PackNT(g.WHh, 3*D, D)
-	w.attW.PackNT(m.P.AttW, A, D)
-	w.outW.PackNT(m.P.OutW, V, D)
+	w.whh.PackNT(whh, 3*D, D)
+	w.attW.PackNT(attW, A, D)
+	w.outW.PackNT(outW, V, D)
 	return w
 }
 

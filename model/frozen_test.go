@@ -110,7 +110,8 @@ func TestFrozenStepperShares(t *testing.T) {
 // matrices are not converted at load: encoding, stepping, forced
 // alignment and greedy decoding read them as binary16 only (the float32
 // copies are NaN here until Materialize, so any read of them would show),
-// and the batched decoder, which needs them, converts them first.
+// and the batched decoder and encoder widen the matrices they pack from
+// their binary16 copies.
 func TestLoadedHalves(t *testing.T) {
 	poisonUnwidened = true
 	defer func() { poisonUnwidened = false }()
@@ -180,8 +181,12 @@ func TestLoadedHalves(t *testing.T) {
 		if sameBits(pa, pe) >= 0 {
 			t.Fatalf("%v file: the batched step differs", dtype)
 		}
-		if lazy && !net.widened.Load() {
-			t.Fatalf("%v file: the batched decoder ran on unconverted weights", dtype)
+		be, bp := plain.NewBatchEncoder().Encode([][]float32{u.Feats}, []int{u.Frames}), net.NewBatchEncoder().Encode([][]float32{u.Feats}, []int{u.Frames})
+		if sameBits(be[0].H, bp[0].H) >= 0 || sameBits(be[0].CTCLogProbs, bp[0].CTCLogProbs) >= 0 {
+			t.Fatalf("%v file: the batched encodings differ", dtype)
+		}
+		if net.widened.Load() {
+			t.Fatalf("%v file: the batched decoder and encoder converted every matrix", dtype)
 		}
 	}
 }

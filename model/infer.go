@@ -95,6 +95,40 @@ func halfMatrices[F kern.Float](p *Params[F]) (ws [][]F, ks []int) {
 	return ws, ks
 }
 
+// weight returns w, one of m.P's matrices, as float32: w itself when it
+// holds its values, else (a matrix waiting for Materialize) its binary16
+// copy h widened, made once and kept by h. h is w's binary16 copy or nil.
+func (m *Net[F]) weight(w []F, h *kern.Half) []F {
+	if h == nil {
+		return w
+	}
+	if w32, ok := any(w).([]float32); ok && m.float32Of(w32) == nil {
+		return any(h.Float32()).([]F)
+	}
+	return w
+}
+
+// encoderParams returns m.P, or for a network whose matrices wait for
+// Materialize a copy of it whose encoder GRUs read float32 matrices
+// widened from their binary16 copies (weight), for the batched encoder's
+// packed products.
+func (m *Net[F]) encoderParams() *Params[F] {
+	iw := m.encWeights()
+	if iw == nil || len(m.unwidened) == 0 || m.widened.Load() {
+		return m.P
+	}
+	p := *m.P
+	p.Enc = make([][2]GRUParams[F], len(m.P.Enc))
+	for l := range p.Enc {
+		for d := range 2 {
+			g := m.P.Enc[l][d]
+			g.WIh, g.WHh = m.weight(g.WIh, iw.dir[l][d].wih), m.weight(g.WHh, iw.dir[l][d].whh)
+			p.Enc[l][d] = g
+		}
+	}
+	return &p
+}
+
 // half returns the weight w (n×k), one of m.P's matrices, held as
 // binary16: with the bits its model file stored when there are any (see
 // float16; w itself may still wait for Materialize), else converted when

@@ -178,7 +178,6 @@ func (m *Net[F]) NewBatchEncoder() *BatchEncoder[F] { return &BatchEncoder[F]{ne
 // (long alignment) does not keep them. An utterance of 0 frames gives an
 // empty encoding.
 func (be *BatchEncoder[F]) Encode(feats [][]F, frames []int) []*EncOutput[F] {
-	be.net.Materialize()
 	m := be.net
 	cfg := &m.Cfg
 	out := make([]*EncOutput[F], len(feats))
@@ -202,7 +201,7 @@ func (be *BatchEncoder[F]) Encode(feats [][]F, frames []int) []*EncOutput[F] {
 		fs[k], fr[k] = feats[i], frames[i]
 	}
 	c := &be.c
-	encoderBatchForward(c, m.P, fs, fr, nil, false)
+	encoderBatchForward(c, m.encoderParams(), fs, fr, nil, false)
 	H2 := cfg.EncDim()
 	for k, i := range order {
 		T := c.sb.Lens[k]
