@@ -75,8 +75,10 @@ func (q *gruPacked[F]) pack(w []F, out, in int) {
 }
 
 // gruBatchCache holds one GRU direction over a seqBatch; rows as in the
-// seqBatch.
+// seqBatch. With infer set (inference, no backward pass) RZN, Ghn and
+// Hprev hold one step's rows only, reused at every step.
 type gruBatchCache[F kern.Float] struct {
+	infer bool
 	X     []F // (rows, In) input, borrowed
 	Gx    []F // (rows, 3H) W_ih x + b_ih
 	RZN   []F // (rows, 3H) gate activations
@@ -97,9 +99,13 @@ func gruBatchForward[F kern.Float](c *gruBatchCache[F], p *GRUParams[F], q *gruP
 	H, in, R, S, B := p.H, p.In, sb.rows(), sb.steps(), len(sb.Lens)
 	c.X = x[:R*in]
 	c.Gx = grow(c.Gx, R*3*H)
-	c.RZN = grow(c.RZN, R*3*H)
-	c.Ghn = grow(c.Ghn, R*H)
-	c.Hprev = grow(c.Hprev, R*H)
+	kept := R // rows whose gate state is kept for the backward pass
+	if c.infer {
+		kept = B
+	}
+	c.RZN = grow(c.RZN, kept*3*H)
+	c.Ghn = grow(c.Ghn, kept*H)
+	c.Hprev = grow(c.Hprev, kept*H)
 	c.gh = grow(c.gh, B*3*H)
 	c.pre = grow(c.pre, 3*H)
 	linearForward(c.Gx, c.X, p.WIh, p.BIh, R, in, 3*H)
@@ -109,7 +115,11 @@ func gruBatchForward[F kern.Float](c *gruBatchCache[F], p *GRUParams[F], q *gruP
 			t, tp = S-1-s, S-s
 		}
 		n, o := sb.Act[t], sb.Off[t]
-		hp := c.Hprev[o*H : (o+n)*H]
+		k := o // first row of this step's kept state
+		if c.infer {
+			k = 0
+		}
+		hp := c.Hprev[k*H : (k+n)*H]
 		np := 0 // sequences that ran the step before; the others start at 0
 		if tp >= 0 && tp < S {
 			np = min(n, sb.Act[tp])
@@ -122,8 +132,8 @@ func gruBatchForward[F kern.Float](c *gruBatchCache[F], p *GRUParams[F], q *gruP
 		kern.MatMulPacked(gh, hp, &q.fwd, n, false)
 		addRows(gh, p.BHh, n, 3*H)
 		for b := 0; b < n; b++ {
-			r := o + b
-			gruCellForward(y[r*ldy:r*ldy+H], c.RZN[r*3*H:(r+1)*3*H], c.Ghn[r*H:(r+1)*H], c.pre,
+			r, kb := o+b, k+b
+			gruCellForward(y[r*ldy:r*ldy+H], c.RZN[kb*3*H:(kb+1)*3*H], c.Ghn[kb*H:(kb+1)*H], c.pre,
 				c.Gx[r*3*H:(r+1)*3*H], gh[b*3*H:(b+1)*3*H], hp[b*H:(b+1)*H], H)
 		}
 	}
@@ -188,6 +198,7 @@ func biGRUBatchBackward[F kern.Float](c *biGRUBatch[F], p, g *[2]GRUParams[F], q
 // encBatch holds the encoder over a batch of utterances, rows laid out by
 // sb (utterances by non-increasing encoder frames).
 type encBatch[F kern.Float] struct {
+	infer   bool // inference only (BatchEncoder): no backward pass will read the gate state
 	sb      seqBatch
 	L       int // layers
 	X0      []F // (rows, Stack*NumMel)
@@ -240,6 +251,7 @@ func encoderBatchForward[F kern.Float](c *encBatch[F], p *Params[F], feats [][]F
 			gp := &p.Enc[l][d]
 			c.rec[l][d].pack(gp.WHh, 3*gp.H, gp.H)
 		}
+		c.Layers[l].Dir[0].infer, c.Layers[l].Dir[1].infer = c.infer, c.infer
 		biGRUBatchForward(&c.Layers[l], &p.Enc[l], &c.rec[l], x, sb)
 		x = c.Layers[l].Y
 		if l < L-1 && c.dropout {

@@ -201,6 +201,7 @@ func (be *BatchEncoder[F]) Encode(feats [][]F, frames []int) []*EncOutput[F] {
 		fs[k], fr[k] = feats[i], frames[i]
 	}
 	c := &be.c
+	c.infer = true
 	encoderBatchForward(c, m.encoderParams(), fs, fr, nil, false)
 	H2 := cfg.EncDim()
 	for k, i := range order {
