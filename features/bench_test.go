@@ -14,8 +14,11 @@ import (
 
 // BenchmarkFFT512 compares pure-Go real 512-point FFTs on one frame:
 //
-//   - gonum-packed: the hot path, Fbank.powerSpectrum (pack into 256 complex
-//     values, gonum's in-place fourier.CoefficientsRadix2, split, |X|²);
+//   - tables: the hot path, Fbank.powerSpectrum (RealFFT.Power: pack into
+//     256 complex values in bit-reversed order, butterflies on twiddles
+//     made once, split, |X|²);
+//   - gonum-packed: the same packing and split around gonum's in-place
+//     fourier.CoefficientsRadix2 (the hot path before RealFFT);
 //   - gonum-fftpack: gonum's fourier.FFT.Coefficients (buffers reused);
 //   - go-dsp: github.com/mjibson/go-dsp/fft.FFTReal (allocates per call),
 //     used only as an independent cross-check in tests.
@@ -25,12 +28,27 @@ func BenchmarkFFT512(b *testing.B) {
 	for i := range x {
 		x[i] = rng.NormFloat64()
 	}
-	b.Run("gonum-packed", func(b *testing.B) {
+	b.Run("tables", func(b *testing.B) {
 		fb := NewFbank(DefaultConfig())
 		copy(fb.frame, x)
 		b.ReportAllocs()
 		for b.Loop() {
 			fb.powerSpectrum()
+		}
+	})
+	b.Run("gonum-packed", func(b *testing.B) {
+		p := NewRealFFT(512)
+		z, pw := make([]complex128, 256), make([]float64, 256)
+		b.ReportAllocs()
+		for b.Loop() {
+			for n := range z {
+				z[n] = complex(x[2*n], x[2*n+1])
+			}
+			fourier.CoefficientsRadix2(z)
+			for k := range pw {
+				xr, xi := p.bin(z, k, 256)
+				pw[k] = xr*xr + xi*xi
+			}
 		}
 	})
 	b.Run("gonum-fftpack", func(b *testing.B) {

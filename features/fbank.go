@@ -61,8 +61,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-
-	"gonum.org/v1/gonum/dsp/fourier"
 )
 
 // LogFloor is the floor applied to mel energies before the natural log:
@@ -224,12 +222,8 @@ type Fbank struct {
 	cfg    Config
 	window []float64 // (FrameLength) Povey window
 
-	// FFT plan: the real FFTSize-point transform is done as one complex
-	// FFTSize/2-point transform (gonum's in-place, allocation-free
-	// fourier.CoefficientsRadix2) on the even/odd samples packed as
-	// real/imaginary parts, then split; twiddle[k] = exp(-2πik/FFTSize).
-	twiddle []complex128 // (FFTSize/2)
-	z       []complex128 // (FFTSize/2) packed frame, then its transform
+	fft *RealFFT     // the FFTSize-point real transform
+	z   []complex128 // (FFTSize/2) its scratch
 
 	// Sparse mel matrix: triangle m covers FFT bins
 	// melStart[m] .. melStart[m]+melOff[m+1]-melOff[m]-1 with weights
@@ -252,7 +246,7 @@ func NewFbank(cfg Config) *Fbank {
 	f := &Fbank{
 		cfg:      cfg,
 		window:   make([]float64, cfg.FrameLength),
-		twiddle:  make([]complex128, cfg.FFTSize/2),
+		fft:      NewRealFFT(cfg.FFTSize),
 		z:        make([]complex128, cfg.FFTSize/2),
 		melStart: make([]int, cfg.NumMel),
 		melOff:   make([]int, cfg.NumMel+1),
@@ -262,10 +256,6 @@ func NewFbank(cfg Config) *Fbank {
 	a := 2 * math.Pi / float64(cfg.FrameLength-1)
 	for i := range f.window {
 		f.window[i] = math.Pow(0.5-0.5*math.Cos(a*float64(i)), 0.85)
-	}
-	for k := range f.twiddle {
-		sin, cos := math.Sincos(-2 * math.Pi * float64(k) / float64(cfg.FFTSize))
-		f.twiddle[k] = complex(cos, sin)
 	}
 	for m, b := range melBanks(cfg) {
 		f.melStart[m] = b.start
@@ -328,33 +318,7 @@ func (f *Fbank) windowFrame(s []float32) {
 
 // powerSpectrum leaves |X[k]|², X the FFTSize-point DFT of f.frame, in
 // f.power[k] for k < maxBin.
-//
-// With z[n] = frame[2n] + i·frame[2n+1] (n < M = FFTSize/2) and Z its M-point
-// DFT, the even and odd samples have DFTs E[k] = (Z[k] + conj(Z[M-k]))/2 and
-// O[k] = (Z[k] - conj(Z[M-k]))/(2i), and X[k] = E[k] + exp(-2πik/FFTSize)·O[k]
-// for k < M (indices mod M).
-func (f *Fbank) powerSpectrum() {
-	z := f.z
-	m := len(z)
-	fr := f.frame[:2*m]
-	for n := range z {
-		z[n] = complex(fr[2*n], fr[2*n+1])
-	}
-	fourier.CoefficientsRadix2(z)
-	pw := f.power[:f.maxBin]
-	tw := f.twiddle[:len(pw)]
-	for k := range pw {
-		a := z[k]
-		b := z[(m-k)&(m-1)]
-		// e = (a + conj(b))/2, o = (a - conj(b))/(2i)
-		er, ei := 0.5*(real(a)+real(b)), 0.5*(imag(a)-imag(b))
-		or, oi := 0.5*(imag(a)+imag(b)), -0.5*(real(a)-real(b))
-		wr, wi := real(tw[k]), imag(tw[k])
-		xr := er + wr*or - wi*oi
-		xi := ei + wr*oi + wi*or
-		pw[k] = xr*xr + xi*xi
-	}
-}
+func (f *Fbank) powerSpectrum() { f.fft.Power(f.power[:f.maxBin], f.frame, f.z) }
 
 // computeFrame writes the NumMel features of one frame s (FrameLength
 // samples) to dst.

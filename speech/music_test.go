@@ -240,7 +240,7 @@ func TestHeldSpectrum(t *testing.T) {
 		}
 		fft(ref)
 		s := make([]float64, heldHi-heldLo)
-		tab.spectrum(s, x, make([]complex128, heldWin/2))
+		tab.spectrum(s, x, make([]float64, heldWin), make([]complex128, heldWin/2))
 		for i, v := range s {
 			want := cmplx.Abs(ref[heldLo+i])
 			if math.Abs(v-want) > 1e-12*want+1e-300 {
