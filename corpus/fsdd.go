@@ -22,9 +22,14 @@ type FSDDClip struct {
 	Index   int    // take number; upstream uses 0-4 for test, 5-49 for training
 	// Samples is the recording resampled to the rate given to LoadFSDD.
 	Samples []float32
-	// Start and End bound the spoken digit in Samples (sample indexes,
-	// [Start, End)), found by energy (see TrimBounds).
+	// Start and End bound the sound of the recording in Samples (sample
+	// indexes, [Start, End)), found by energy (see TrimBounds): the span a
+	// glued string keeps.
 	Start, End int
+	// WordStart and WordEnd bound the spoken digit itself (SpeechBounds):
+	// Start and End without a click or breath far from it. They are the
+	// gold times.
+	WordStart, WordEnd int
 }
 
 // ParseFSDDName splits an FSDD file name "{digit}_{speaker}_{index}.wav".
@@ -93,13 +98,34 @@ func ReadFSDDClip(path string, rate int) (FSDDClip, error) {
 	}
 	x := audio.Resample(clip.Samples, clip.Rate, rate)
 	a, b := TrimBounds(x, rate)
-	return FSDDClip{Path: path, Digit: d, Speaker: spk, Index: idx, Samples: x, Start: a, End: b}, nil
+	wa, wb := SpeechBounds(x, rate)
+	return FSDDClip{Path: path, Digit: d, Speaker: spk, Index: idx, Samples: x, Start: a, End: b, WordStart: wa, WordEnd: wb}, nil
 }
 
 // TrimBounds returns the [start, end) sample range of x holding sound:
 // the first and last 10 ms frames whose energy is within 30 dB of the
 // loudest frame. A silent x gives (0, len(x)).
-func TrimBounds(x []float32, rate int) (int, int) {
+func TrimBounds(x []float32, rate int) (int, int) { return soundBounds(x, rate, 0) }
+
+// speechGap is the quiet that separates a digit from other sound in its
+// recording (SpeechBounds): longer than the closure before a stop's
+// release ("eight", "six"), shorter than the pause before a click of the
+// recording's end (5_lucas_1: 0.6 s after "five").
+const speechGap = 0.25
+
+// SpeechBounds is TrimBounds for the spoken digit: the loud frames (within
+// 30 dB of the loudest) are grouped where less than speechGap seconds of
+// quiet lies between them, and the group that holds the loudest frame is
+// the digit. A click, knock or breath a quarter second or more from it is
+// left out.
+func SpeechBounds(x []float32, rate int) (int, int) {
+	return soundBounds(x, rate, int(speechGap*float64(rate)))
+}
+
+// soundBounds returns the first and last 10 ms frames of x within 30 dB of
+// the loudest; with gap > 0, only those of the loudest frame's group, where
+// a quiet stretch of gap samples or more ends a group.
+func soundBounds(x []float32, rate, gap int) (int, int) {
 	frame := max(1, rate/100)
 	peak := 0.0
 	for i := 0; i < len(x); i += frame {
@@ -110,14 +136,24 @@ func TrimBounds(x []float32, rate int) (int, int) {
 	}
 	thr := peak * 1e-3
 	a, b := -1, 0
+	peakIn := false // the current group holds the loudest frame
 	for i := 0; i < len(x); i += frame {
 		e := min(len(x), i+frame)
-		if MeanSquare(x[i:e]) >= thr {
-			if a < 0 {
-				a = i
-			}
-			b = e
+		ms := MeanSquare(x[i:e])
+		if ms < thr {
+			continue
 		}
+		if gap > 0 && a >= 0 && i-b >= gap {
+			if peakIn {
+				break // the loudest frame's group has ended
+			}
+			a = -1 // a new group begins
+		}
+		if a < 0 {
+			a = i
+		}
+		b = e
+		peakIn = peakIn || ms == peak
 	}
 	return a, b
 }
@@ -136,7 +172,7 @@ type GlueConfig struct {
 // trimmed span plus cfg.Margin on both sides, separated by random gaps of
 // cfg.MinGap..cfg.MaxGap seconds filled with low white noise. It returns the
 // samples, the text ("four five two") and the word times, which are the
-// clips' trimmed bounds in the glued audio.
+// clips' digit bounds (WordStart, WordEnd) in the glued audio.
 func Glue(clips []FSDDClip, cfg GlueConfig, rng *rand.Rand) ([]float32, string, []Word) {
 	margin := int(cfg.Margin * float64(cfg.Rate))
 	lead := int(cfg.EdgeLead * float64(cfg.Rate))
@@ -162,8 +198,8 @@ func Glue(clips []FSDDClip, cfg GlueConfig, rng *rand.Rand) ([]float32, string, 
 		names[i] = digitNames[c.Digit]
 		words[i] = Word{
 			Word:  names[i],
-			Start: roundTime(float64(base+c.Start) / float64(cfg.Rate)),
-			End:   roundTime(float64(base+c.End) / float64(cfg.Rate)),
+			Start: roundTime(float64(base+c.WordStart) / float64(cfg.Rate)),
+			End:   roundTime(float64(base+c.WordEnd) / float64(cfg.Rate)),
 		}
 	}
 	quiet(lead)

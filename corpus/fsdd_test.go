@@ -24,6 +24,41 @@ func digitClip(rng *rand.Rand, n, a, b int) []float32 {
 	return x
 }
 
+// TestSpeechBounds: a click 0.6 s after the digit (as at the end of
+// 5_lucas_1.wav) or a knock 0.3 s before it is not the digit, though it
+// is sound (TrimBounds keeps it); a stop's release 0.1 s after the vowel
+// and a quiet onset are.
+func TestSpeechBounds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	const r = testRate
+	burst := func(x []float32, at, n int, amp float64) {
+		for i := at; i < at+n; i++ {
+			x[i] += float32(amp * rng.NormFloat64())
+		}
+	}
+	for _, tc := range []struct {
+		name             string
+		extra            func(x []float32)
+		trimA, trimB     int // TrimBounds, 10 ms frames
+		speechA, speechB int // SpeechBounds
+	}{
+		{"click after", func(x []float32) { burst(x, r*14/10, r/100, 0.1) }, 40, 141, 40, 80},
+		{"knock before", func(x []float32) { burst(x, 0, r/50, 0.1) }, 0, 80, 40, 80},
+		{"release", func(x []float32) { burst(x, r*90/100, r/50, 0.05) }, 40, 92, 40, 92},
+		{"none", func([]float32) {}, 40, 80, 40, 80},
+	} {
+		x := digitClip(rng, r*15/10, r*4/10, r*8/10) // a 300 Hz "vowel" 0.4-0.8 s
+		tc.extra(x)
+		f := r / 100
+		if a, b := TrimBounds(x, r); a != tc.trimA*f || b != tc.trimB*f {
+			t.Errorf("%s: TrimBounds %d..%d frames, want %d..%d", tc.name, a/f, b/f, tc.trimA, tc.trimB)
+		}
+		if a, b := SpeechBounds(x, r); a != tc.speechA*f || b != tc.speechB*f {
+			t.Errorf("%s: SpeechBounds %d..%d frames, want %d..%d", tc.name, a/f, b/f, tc.speechA, tc.speechB)
+		}
+	}
+}
+
 func TestParseFSDDName(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -77,7 +112,7 @@ func TestGlueTimes(t *testing.T) {
 	for d, span := range [][3]int{{6000, 1000, 4000}, {8000, 2500, 7000}, {5000, 0, 5000}, {7000, 500, 6900}} {
 		x := digitClip(rng, span[0], span[1], span[2])
 		a, b := TrimBounds(x, testRate)
-		clips = append(clips, FSDDClip{Digit: d + 4, Speaker: "s", Samples: x, Start: a, End: b})
+		clips = append(clips, FSDDClip{Digit: d + 4, Speaker: "s", Samples: x, Start: a, End: b, WordStart: a, WordEnd: b})
 	}
 	cfg := GlueConfig{Rate: testRate, MinGap: 0.05, MaxGap: 0.3, Margin: 0.01, EdgeLead: 0.15, NoiseDBFS: -60}
 	x, text, words := Glue(clips, cfg, rand.New(rand.NewPCG(3, 3)))

@@ -162,7 +162,7 @@ func (w *worker) do(ctx context.Context, j job) ([]corpus.Utterance, error) {
 		if j.Single {
 			c := parts[0]
 			x = c.Samples
-			words = []corpus.Word{{Word: j.Text, Start: roundSec(float64(c.Start) / rate), End: roundSec(float64(c.End) / rate)}}
+			words = []corpus.Word{{Word: j.Text, Start: roundSec(float64(c.WordStart) / rate), End: roundSec(float64(c.WordEnd) / rate)}}
 		} else {
 			var text string
 			x, text, words = corpus.Glue(parts, glueConfig(), rand.New(rand.NewPCG(j.Seed, 1)))
