@@ -28,7 +28,7 @@ func ExampleModel_TranscribeFile() {
 		return
 	}
 	fmt.Printf("%.2f s\n", t.Duration)
-	fmt.Println(strings.Contains(t.Text, "hello"))
+	fmt.Println(strings.Contains(t.Text, "speech recognition"))
 	// Output:
 	// 3.08 s
 	// true
@@ -133,7 +133,7 @@ func ExampleModel_Stream() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(strings.Contains(strings.Join(text, " "), "hello"))
+	fmt.Println(strings.Contains(strings.Join(text, " "), "speech recognition"))
 	// Output: true
 }
 
