@@ -8,6 +8,30 @@
 	VCVTPH2PS   off(row)(BX*1), t \
 	VFMADD231PS t, x, acc
 
+// HTAIL4 adds the last 8 elements of k (at BX, a in Y8) into the
+// accumulators of the rows at ra, rb, rc and rd.
+#define HTAIL4(ra, rb, rc, rd, aa, ab, ac, ad) \
+	HFMA(0, ra, Y10, Y8, aa) \
+	HFMA(0, rb, Y11, Y8, ab) \
+	HFMA(0, rc, Y12, Y8, ac) \
+	HFMA(0, rd, Y13, Y8, ad)
+
+// ADD4 adds xa, xb, xc and xd into ya, yb, yc and yd.
+#define ADD4(xa, ya, xb, yb, xc, yc, xd, yd) \
+	VADDPS xa, ya, ya \
+	VADDPS xb, yb, yb \
+	VADDPS xc, yc, yc \
+	VADDPS xd, yd, yd
+
+// HSUM4 sums the 8 lanes of each of the rows' accumulators ya, yb, yc, yd
+// into the 4 lanes of xa (ya's low half), in that order; xt is scratch.
+#define HSUM4(ya, yb, yc, yd, xa, xt) \
+	VHADDPS      yb, ya, ya \
+	VHADDPS      yd, yc, yc \
+	VHADDPS      yc, ya, ya \
+	VEXTRACTF128 $1, ya, xt \
+	VADDPS       xt, xa, xa
+
 // func sgemvNF16AVX2(n, k int, a *float32, b *uint16, ldb int, c *float32, acc int)
 // For j < n: c[j] = dot(a[0:k], b[j*ldb : j*ldb+k]) with the row of b stored
 // as binary16 and widened by VCVTPH2PS, or c[j] += that dot when acc != 0.
@@ -64,21 +88,11 @@ hn4k8:
 	TESTQ $8, CX
 	JEQ   hn4sum
 	VMOVUPS     (SI)(BX*2), Y8
-	HFMA(0, R10, Y10, Y8, Y0)
-	HFMA(0, R11, Y11, Y8, Y2)
-	HFMA(0, R12, Y12, Y8, Y4)
-	HFMA(0, R13, Y13, Y8, Y6)
+	HTAIL4(R10, R11, R12, R13, Y0, Y2, Y4, Y6)
 
 hn4sum:
-	VADDPS Y1, Y0, Y0
-	VADDPS Y3, Y2, Y2
-	VADDPS Y5, Y4, Y4
-	VADDPS Y7, Y6, Y6
-	VHADDPS Y2, Y0, Y0
-	VHADDPS Y6, Y4, Y4
-	VHADDPS Y4, Y0, Y0
-	VEXTRACTF128 $1, Y0, X1
-	VADDPS X1, X0, X0
+	ADD4(Y1, Y0, Y3, Y2, Y5, Y4, Y7, Y6)
+	HSUM4(Y0, Y2, Y4, Y6, X0, X1)
 	TESTQ AX, AX
 	JEQ  hn4put
 	VADDPS (DX), X0, X0
@@ -204,34 +218,14 @@ hz8k8:
 	TESTQ $8, R14
 	JEQ   hz8sum
 	VMOVUPS     (SI)(BX*2), Y8
-	HFMA(0, DI, Y10, Y8, Y0)
-	HFMA(0, R10, Y11, Y8, Y1)
-	HFMA(0, R11, Y12, Y8, Y2)
-	HFMA(0, R12, Y13, Y8, Y3)
-	HFMA(0, R13, Y14, Y8, Y4)
-	HFMA(0, R15, Y15, Y8, Y5)
-	HFMA(0, AX, Y10, Y8, Y6)
-	HFMA(0, CX, Y11, Y8, Y7)
+	HTAIL4(DI, R10, R11, R12, Y0, Y1, Y2, Y3)
+	HTAIL4(R13, R15, AX, CX, Y4, Y5, Y6, Y7)
 
 hz8sum:
-	VADDPS Y18, Y0, Y0
-	VADDPS Y19, Y1, Y1
-	VADDPS Y20, Y2, Y2
-	VADDPS Y21, Y3, Y3
-	VADDPS Y22, Y4, Y4
-	VADDPS Y23, Y5, Y5
-	VADDPS Y24, Y6, Y6
-	VADDPS Y25, Y7, Y7
-	VHADDPS Y1, Y0, Y0
-	VHADDPS Y3, Y2, Y2
-	VHADDPS Y2, Y0, Y0
-	VEXTRACTF128 $1, Y0, X1
-	VADDPS X1, X0, X0
-	VHADDPS Y5, Y4, Y4
-	VHADDPS Y7, Y6, Y6
-	VHADDPS Y6, Y4, Y4
-	VEXTRACTF128 $1, Y4, X5
-	VADDPS X5, X4, X4
+	ADD4(Y18, Y0, Y19, Y1, Y20, Y2, Y21, Y3)
+	ADD4(Y22, Y4, Y23, Y5, Y24, Y6, Y25, Y7)
+	HSUM4(Y0, Y1, Y2, Y3, X0, X1)
+	HSUM4(Y4, Y5, Y6, Y7, X4, X5)
 	MOVQ  acc+48(FP), R14
 	TESTQ R14, R14
 	JEQ   hz8put
