@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"errors"
 	"math"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/heed-asr/heed/features"
+	"github.com/heed-asr/heed/internal/kern"
 	"github.com/heed-asr/heed/model/modelfile"
 )
 
@@ -132,4 +134,33 @@ func TestLoadRejects(t *testing.T) {
 			t.Fatal("loaded a file that is not a heed model")
 		}
 	})
+}
+
+// TestResaveLazy: a float16 model loaded without converting its matrices
+// (LoadFile) saves back to the same bytes: Save converts them first.
+func TestResaveLazy(t *testing.T) {
+	dir := t.TempDir()
+	tb := testBundle(t)
+	cfg := tb.Meta.Config
+	cfg.EncHidden, cfg.EmbedDim, cfg.DecHidden, cfg.AttDim = 8, 8, 8, 4
+	tb.Meta.Config, tb.Net = cfg, NewNet(InitParams[float32](cfg, 7))
+	a, b := filepath.Join(dir, "a.heed"), filepath.Join(dir, "b.heed")
+	if err := tb.Save(a, modelfile.F16); err != nil {
+		t.Fatal(err)
+	}
+	m, err := LoadFile(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kern.HalfDirect(8) && len(m.Net.unwidened) == 0 {
+		t.Fatal("no matrix left unconverted at load")
+	}
+	if err := m.Save(b, modelfile.F16); err != nil {
+		t.Fatal(err)
+	}
+	x, _ := os.ReadFile(a)
+	y, _ := os.ReadFile(b)
+	if !bytes.Equal(x, y) {
+		t.Fatalf("resaved file differs (%d and %d bytes)", len(x), len(y))
+	}
 }

@@ -62,9 +62,9 @@ func (m *Net[F]) Freeze() { m.frozen = true }
 // Materialize makes every parameter in m.P hold its float32 value. A model
 // loaded from a float16 file leaves the matrices that its products read as
 // binary16 unconverted, so that a short command never pays for them
-// (LoadFile); whatever reads m.P directly (training from the model,
-// saving it, the batched decoders' packed weights) calls Materialize
-// first. It is safe for concurrent use and does nothing after the first
+// (LoadFile); whatever reads m.P's matrices directly (training from the
+// model, saving it) calls Materialize first. The batched decoder and
+// encoder widen only the matrices they pack (weight). It is safe for concurrent use and does nothing after the first
 // call or for a network that was not loaded that way.
 func (m *Net[F]) Materialize() {
 	if m.widen == nil {
