@@ -170,6 +170,23 @@ func fromFile(f *modelfile.Lazy) (*Bundle, error) {
 	if len(stored)-lmTensors != len(ts) {
 		return nil, fmt.Errorf("model has %d network tensors, config %+v needs %d", len(stored)-lmTensors, meta.Config, len(ts))
 	}
+	// The network's binary16 copies of its matrices are the file's own
+	// bits: no conversion, and for a model in memory no copy.
+	names := make(map[*float32]string, len(ts))
+	for _, t := range ts {
+		if len(t.Data) > 0 {
+			names[&t.Data[0]] = t.Name
+		}
+	}
+	float16 := func(w []float32) []uint16 {
+		if len(w) == 0 || len(names[&w[0]]) == 0 {
+			return nil
+		}
+		if h := f.Float16(names[&w[0]]); len(h) == len(w) {
+			return h
+		}
+		return nil
+	}
 	// The matrices that inference reads as binary16 (the encoder's and
 	// decoder's, most of the network) stay unconverted until something
 	// reads them as float32 (Net.Materialize): converting them would be
@@ -178,7 +195,7 @@ func fromFile(f *modelfile.Lazy) (*Bundle, error) {
 	unwidened := map[*float32]bool{}
 	ws, ks := halfMatrices(p)
 	for i, w := range ws {
-		if kern.HalfDirect(ks[i]) && len(w) > 0 && len(f.Float16(nameOf(ts, w))) == len(w) {
+		if kern.HalfDirect(ks[i]) && float16(w) != nil {
 			unwidened[&w[0]] = true
 		}
 	}
@@ -199,30 +216,14 @@ func fromFile(f *modelfile.Lazy) (*Bundle, error) {
 	}
 	net := NewNet(p)
 	net.Freeze()
+	net.float16 = float16
 	if len(lazy) > 0 {
 		net.unwidened = unwidened
 		net.widen = func() {
 			for _, t := range lazy {
-				kern.HalfToFloat(t.Data, f.Float16(t.Name))
+				kern.HalfToFloat(t.Data, float16(t.Data))
 			}
 		}
-	}
-	// The network's binary16 copies of its matrices are the file's own
-	// bits: no conversion, and for a model in memory no copy.
-	names := make(map[*float32]string, len(ts))
-	for _, t := range ts {
-		if len(t.Data) > 0 {
-			names[&t.Data[0]] = t.Name
-		}
-	}
-	net.float16 = func(w []float32) []uint16 {
-		if len(w) == 0 || len(names[&w[0]]) == 0 {
-			return nil
-		}
-		if h := f.Float16(names[&w[0]]); len(h) == len(w) {
-			return h
-		}
-		return nil
 	}
 	return &Bundle{Meta: meta, Net: net, lmLoad: lmLoad}, nil
 }
@@ -231,16 +232,6 @@ func fromFile(f *modelfile.Lazy) (*Bundle, error) {
 // unconverted with NaN, so that any product that reads them as float32
 // before Materialize shows.
 var poisonUnwidened bool
-
-// nameOf returns the name of the tensor of ts whose data is w.
-func nameOf(ts []Tensor[float32], w []float32) string {
-	for _, t := range ts {
-		if len(t.Data) > 0 && &t.Data[0] == &w[0] {
-			return t.Name
-		}
-	}
-	return ""
-}
 
 // validateMeta checks every field of a model file's header against sane
 // bounds and the network's tensor shapes against the file's tensors, before
