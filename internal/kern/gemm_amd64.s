@@ -53,25 +53,31 @@ GLOBL maskTab<>(SB), RODATA|NOPTR, $64
 // stores C[i*ldc+j] = T[i][j], or adds T to C when acc != 0. ldc is in
 // elements.
 
-// ROW16 is one row of a depth step of the AVX2 kernels: it broadcasts the
-// A element at aoff(SI) into bc and adds it times the 16 B values in
-// Y12:Y13 to the row's accumulators r0:r1.
-#define ROW16(aoff, bc, r0, r1) \
+// ROWW is one row of a depth step of the micro-kernels: it broadcasts the
+// A element at aoff(SI) into bc and adds it times the B values in b0:b1 to
+// the row's accumulators r0:r1. ACCW adds the row r0:r1 to the floats at DX
+// (r1's at w(DX), w the bytes of one register) and stores the sums there;
+// PUTW stores r0:r1 there.
+#define ROWW(b0, b1, aoff, bc, r0, r1) \
 	VBROADCASTSS aoff(SI), bc \
-	VFMADD231PS  Y12, bc, r0 \
-	VFMADD231PS  Y13, bc, r1
+	VFMADD231PS  b0, bc, r0 \
+	VFMADD231PS  b1, bc, r1
 
-// ACC16 adds the row r0:r1 to the 16 floats at DX and stores the sums
-// there; PUT16 stores r0:r1 there.
-#define ACC16(r0, r1) \
+#define ACCW(w, r0, r1) \
 	VADDPS  (DX), r0, r0 \
-	VADDPS  32(DX), r1, r1 \
+	VADDPS  w(DX), r1, r1 \
 	VMOVUPS r0, (DX) \
-	VMOVUPS r1, 32(DX)
+	VMOVUPS r1, w(DX)
 
-#define PUT16(r0, r1) \
+#define PUTW(w, r0, r1) \
 	VMOVUPS r0, (DX) \
-	VMOVUPS r1, 32(DX)
+	VMOVUPS r1, w(DX)
+
+// ROW16, ACC16 and PUT16 are the AVX2 kernels' rows: 16 B values in
+// Y12:Y13, each row in two YMM registers.
+#define ROW16(aoff, bc, r0, r1) ROWW(Y12, Y13, aoff, bc, r0, r1)
+#define ACC16(r0, r1) ACCW(32, r0, r1)
+#define PUT16(r0, r1) PUTW(32, r0, r1)
 
 // func sgemmKernelAVX2(kc int, a, b, c *float32, ldc int, acc int)
 TEXT ·sgemmKernelAVX2(SB), NOSPLIT, $0-48
@@ -211,20 +217,9 @@ a4put:
 
 // ROW32, ACC32 and PUT32 are ROW16, ACC16 and PUT16 for the AVX-512
 // kernels: 32 B values in Z12:Z13, each row in two ZMM registers.
-#define ROW32(aoff, bc, r0, r1) \
-	VBROADCASTSS aoff(SI), bc \
-	VFMADD231PS  Z12, bc, r0 \
-	VFMADD231PS  Z13, bc, r1
-
-#define ACC32(r0, r1) \
-	VADDPS  (DX), r0, r0 \
-	VADDPS  64(DX), r1, r1 \
-	VMOVUPS r0, (DX) \
-	VMOVUPS r1, 64(DX)
-
-#define PUT32(r0, r1) \
-	VMOVUPS r0, (DX) \
-	VMOVUPS r1, 64(DX)
+#define ROW32(aoff, bc, r0, r1) ROWW(Z12, Z13, aoff, bc, r0, r1)
+#define ACC32(r0, r1) ACCW(64, r0, r1)
+#define PUT32(r0, r1) PUTW(64, r0, r1)
 
 // func sgemmKernelAVX512(kc int, a, b, c *float32, ldc int, acc int)
 // The same 6-row kernel with NR = 32 (two ZMM registers per row).
