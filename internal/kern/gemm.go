@@ -169,12 +169,6 @@ func matMul32(im *impl32, l layout, c, a, b []float32, m, k, n int, acc bool) {
 	sgemm(im, l, c, a, b, nil, m, k, n, acc)
 }
 
-// sgemmHalf is sgemm for layout NT with B's stored matrix (n×k) given as
-// binary16 values bh, widened to float32 as each panel is packed.
-func sgemmHalf(im *impl32, c, a []float32, bh []uint16, m, k, n int, acc bool) {
-	sgemm(im, layoutNT, c, a, nil, bh, m, k, n, acc)
-}
-
 // sgemm is the packed, cache-blocked product (Goto/BLIS loop order:
 // jc over ncBlock columns, pc over kcBlock depth, ic over mcBlock rows, then
 // nr-wide and mr-tall micro-tiles). When bh is not nil (layout NT only), B's

@@ -72,12 +72,6 @@ func (h *Half) Float32() []float32 {
 	return h.w
 }
 
-// Bits returns the matrix's binary16 values (n×k, row-major).
-func (h *Half) Bits() []uint16 { return h.h }
-
-// f16 reports whether the products can read the binary16 values directly.
-func (h *Half) f16() bool { return HalfDirect(h.k) }
-
 // HalfDirect reports whether products with a Half of k columns read its
 // binary16 values directly (F16C, k a positive multiple of 8), never
 // widening the whole matrix to float32.
@@ -89,7 +83,7 @@ func HalfDirect(k int) bool { return active.gemvNF16 != nil && k%8 == 0 && k > 0
 func (h *Half) MulVec(c, a []float32, acc bool) {
 	checkLen("MulVec a", len(a), h.k)
 	checkLen("MulVec c", len(c), h.n)
-	if h.f16() {
+	if HalfDirect(h.k) {
 		active.gemvNF16(c, a, h.h, h.k, h.n, h.k, acc)
 		return
 	}
@@ -107,14 +101,14 @@ func MatMulNTHalf(c, a []float32, h *Half, m int, acc bool) {
 	checkLen("MatMulNTHalf a", len(a), m*k)
 	checkLen("MatMulNTHalf c", len(c), m*n)
 	switch {
-	case !h.f16() || m == 0 || n == 1:
+	case !HalfDirect(k) || m == 0 || n == 1:
 		MatMulNT(c, a, h.Float32(), m, k, n, acc)
 	case m < smallM:
 		for i := range m {
 			active.gemvNF16(c[i*n:i*n+n], a[i*k:i*k+k], h.h, k, n, k, acc)
 		}
 	default:
-		sgemmHalf(active, c, a, h.h, m, k, n, acc)
+		sgemm(active, layoutNT, c, a, nil, h.h, m, k, n, acc)
 	}
 }
 
