@@ -25,9 +25,11 @@ func touch(n int) int64 {
 }
 
 // TestHeap checks that, after Heap, 32 MiB of fresh heap costs at most a
-// tenth of the faults of 4 KiB pages (8,192), where the kernel offers huge
-// pages on request (THP mode "madvise" or "always"). Where it does not, Heap
-// must still leave the heap working.
+// quarter of the faults of 4 KiB pages (8,192), where the kernel offers
+// huge pages on request (THP mode "madvise" or "always"); about 20 is usual,
+// the margin is for a kernel short of free 2 MiB blocks, which then falls
+// back to 4 KiB pages for some. Where THP is off, Heap must still leave the
+// heap working.
 func TestHeap(t *testing.T) {
 	mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
 	offered := err == nil && !strings.Contains(string(mode), "[never]")
@@ -36,7 +38,7 @@ func TestHeap(t *testing.T) {
 	}
 	faults := touch(32 << 20)
 	t.Logf("THP mode %q: 32 MiB of heap took %d faults", strings.TrimSpace(string(mode)), faults)
-	if offered && faults > 8192/10 {
-		t.Errorf("32 MiB of heap after Heap took %d page faults, want at most %d", faults, 8192/10)
+	if offered && faults > 8192/4 {
+		t.Errorf("32 MiB of heap after Heap took %d page faults, want at most %d", faults, 8192/4)
 	}
 }
