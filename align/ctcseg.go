@@ -158,16 +158,42 @@ func CTCSegment(logp []float32, T, V int, chars string, opts SegOptions) *Segmen
 	wordAt[K] = len(ranges)
 	skip := opts.SkipLogProb < 0
 	ninf := math.Inf(-1)
-	emit := func(f []float32, s int) float64 {
-		if s%2 == 1 {
-			return float64(f[labels[s/2]]) + opts.InWord
-		}
-		v := float64(f[model.EOS])
+	// What each extended label s does, worked out once (the trellis visits
+	// every state at up to T frames).
+	type segState struct {
+		emits    int32 // vocabulary entry it emits: its label, or blank
+		skipFrom int32 // state a skipped word is entered from, or -1
+		label    bool  // a label: entering it earns opts.Progress
+		from2    bool  // may be entered from s-2 (a label unlike the one before)
+		space    bool  // a blank between two words: a space scores too
+		boundary bool  // a blank at a word boundary: garbage floor, no InWord
+	}
+	states := make([]segState, nS)
+	skipCost := make([]float64, nS) // score of skipping the word before a state with skipFrom >= 0
+	for s := range states {
+		st := &states[s]
+		st.skipFrom = -1
 		k := s / 2
-		if k > 0 && k < K && wordAt[k] >= 0 {
+		if s%2 == 1 {
+			st.emits, st.label = int32(labels[k]), true
+			st.from2 = s >= 2 && labels[k] != labels[k-1]
+			continue
+		}
+		st.emits = model.EOS
+		st.space = k > 0 && k < K && wordAt[k] >= 0
+		st.boundary = wordAt[k] >= 0
+		if skip && s > 0 && wordAt[k] > 0 {
+			w := wordAt[k]
+			st.skipFrom = int32(2 * first[w-1])
+			skipCost[s] = (opts.SkipLogProb + opts.Progress) * float64(first[w]-first[w-1])
+		}
+	}
+	emit := func(f []float32, st *segState) float64 {
+		v := float64(f[st.emits])
+		if st.space {
 			v = math.Max(v, float64(f[spaceID]))
 		}
-		if wordAt[k] < 0 {
+		if !st.boundary {
 			return v + opts.InWord // inside a word: no garbage
 		}
 		return math.Max(v, opts.GarbageLogProb)
@@ -176,70 +202,78 @@ func CTCSegment(logp []float32, T, V int, chars string, opts SegOptions) *Segmen
 	bp := make([]byte, T*bpw)
 	lo := make([]int32, T) // band start per frame
 	prev, cur := make([]float64, band), make([]float64, band)
-	for i := range prev {
-		prev[i] = ninf
-	}
-	get := func(arr []float64, base, s int) float64 {
-		if s < base || s >= base+band || s < 0 {
-			return ninf
+	// Frame 0: start in the first blank or the first label, or skip words
+	// from the start.
+	for i := range cur {
+		cur[i] = ninf
+		if i >= nS {
+			continue
 		}
-		return arr[s-base]
+		st := &states[i]
+		v, code := ninf, byte(segStay)
+		if i == 1 {
+			v = opts.Progress
+		} else if i == 0 {
+			v = 0
+		} else if st.skipFrom >= 0 {
+			v, code = (opts.SkipLogProb+opts.Progress)*float64(first[wordAt[i/2]]), segSkipWord
+		}
+		if !math.IsInf(v, -1) {
+			cur[i] = v + emit(logp[:V], st)
+			bp[i/4] |= code << (2 * (i % 4))
+		}
 	}
 	base := 0
 	for t := 0; t < T; t++ {
-		f := logp[t*V : (t+1)*V]
-		pbase := int(lo[max(t-1, 0)])
-		row := bp[t*bpw : (t+1)*bpw]
-		best, bestS := ninf, base
-		for i := range cur {
-			s := base + i
-			cur[i] = ninf
-			if s >= nS {
-				continue
-			}
-			var v float64
-			var code byte
-			// enter is the progress bonus for entering state s from a
-			// lower one: once per label.
-			enter := 0.0
-			if s%2 == 1 {
-				enter = opts.Progress
-			}
-			if t == 0 {
-				// Start in the first blank or the first label, or skip
-				// words from the start.
-				v = ninf
-				if s <= 1 {
-					v = enter
-				} else if skip && s%2 == 0 && wordAt[s/2] > 0 {
-					w := wordAt[s/2]
-					v, code = (opts.SkipLogProb+opts.Progress)*float64(first[w]), segSkipWord
+		if t > 0 {
+			// prev holds frame t-1 from state pbase on; at(s) is -Inf
+			// for a state outside that band.
+			f := logp[t*V : (t+1)*V]
+			pbase := int(lo[t-1])
+			row := bp[t*bpw : (t+1)*bpw]
+			at := func(s int) float64 {
+				if j := s - pbase; j >= 0 && j < band {
+					return prev[j]
 				}
-			} else {
-				v, code = get(prev, pbase, s), segStay
-				if p := get(prev, pbase, s-1) + enter; p > v {
+				return ninf
+			}
+			n := min(band, nS-base) // states of the band that exist
+			for i := n; i < band; i++ {
+				cur[i] = ninf
+			}
+			for i := range n {
+				s := base + i
+				cur[i] = ninf
+				st := &states[s]
+				enter := 0.0
+				if st.label {
+					enter = opts.Progress
+				}
+				v, code := at(s), byte(segStay)
+				if p := at(s-1) + enter; p > v {
 					v, code = p, segFrom1
 				}
-				if s%2 == 1 && s >= 2 && labels[s/2] != labels[s/2-1] {
-					if p := get(prev, pbase, s-2) + enter; p > v {
+				if st.from2 {
+					if p := at(s-2) + enter; p > v {
 						v, code = p, segFrom2
 					}
 				}
-				if skip && s%2 == 0 && s > 0 && wordAt[s/2] > 0 {
-					w := wordAt[s/2]
-					p := get(prev, pbase, 2*first[w-1]) + (opts.SkipLogProb+opts.Progress)*float64(first[w]-first[w-1])
-					if p > v {
+				if st.skipFrom >= 0 {
+					if p := at(int(st.skipFrom)) + skipCost[s]; p > v {
 						v, code = p, segSkipWord
 					}
 				}
+				if math.IsInf(v, -1) {
+					continue
+				}
+				cur[i] = v + emit(f, st)
+				row[i/4] |= code << (2 * (i % 4))
 			}
-			if math.IsInf(v, -1) {
-				continue
-			}
-			cur[i] = v + emit(f, s)
-			row[i/4] |= code << (2 * (i % 4))
-			if cur[i] > best {
-				best, bestS = cur[i], s
+		}
+		best, bestS := ninf, base
+		for i, v := range cur {
+			if v > best {
+				best, bestS = v, base+i
 			}
 		}
 		lo[t] = int32(base)
@@ -248,6 +282,12 @@ func CTCSegment(logp []float32, T, V int, chars string, opts SegOptions) *Segmen
 		if nb := bestS - band*3/4; nb > base {
 			base = min(nb, max(nS-band, 0))
 		}
+	}
+	get := func(arr []float64, base, s int) float64 {
+		if s < base || s >= base+band || s < 0 {
+			return ninf
+		}
+		return arr[s-base]
 	}
 	// End in the last label or the trailing blank, if the band holds them,
 	// else in the best state there is.

@@ -152,3 +152,24 @@ func TestUnheard(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkCTCSegment segments about five minutes of spelled-out text
+// (10,000 frames) with the default options: the trellis of a long
+// alignment, which visits every state of the band at every frame.
+func BenchmarkCTCSegment(b *testing.B) {
+	rng := rand.New(rand.NewSource(1))
+	words := []string{"the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "and", "runs"}
+	text := ""
+	for len(text) < 3000 {
+		if text != "" {
+			text += " "
+		}
+		text += words[rng.Intn(len(words))]
+	}
+	lp, T, _ := spell(text, 10, rng)
+	opts := DefaultSegOptions()
+	b.ReportMetric(float64(T), "frames")
+	for b.Loop() {
+		CTCSegment(lp, T, model.VocabSize, text, opts)
+	}
+}
