@@ -55,11 +55,13 @@ type SegOptions struct {
 // DefaultSegOptions returns the options heed uses: a band of 1,536
 // extended labels (768 characters, about a minute of speech), a garbage
 // floor of log(1e-4) per frame, words left out at log(1e-4) per character,
-// -0.5 per frame inside a word and a progress bonus of 5 per character
+// -0.7 per frame inside a word and a progress bonus of 5 per character
 // (chosen on glued espeak-ng dev recordings with music, noise and pitch
-// shifts: bench/longreal.py).
+// shifts: bench/longreal.py; InWord went from -0.5 to -0.7 with the model
+// of update 128,000, whose last words of a sentence otherwise ran on into
+// the music after it: see the README's model card).
 func DefaultSegOptions() SegOptions {
-	return SegOptions{Band: 1536, GarbageLogProb: math.Log(1e-4), SkipLogProb: math.Log(1e-4), InWord: -0.5, Progress: 5}
+	return SegOptions{Band: 1536, GarbageLogProb: math.Log(1e-4), SkipLogProb: math.Log(1e-4), InWord: -0.7, Progress: 5}
 }
 
 // Segmentation is the CTC path of a transcript: a span of encoder frames
