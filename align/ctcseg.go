@@ -225,20 +225,21 @@ func CTCSegment(logp []float32, T, V int, chars string, opts SegOptions) *Segmen
 			bp[i/4] |= code << (2 * (i % 4))
 		}
 	}
+	// prev holds the frame before from state pbase on; prevAt(s) is its score
+	// of state s, -Inf for a state outside that band.
+	pbase := 0
+	prevAt := func(s int) float64 {
+		if j := s - pbase; j >= 0 && j < band {
+			return prev[j]
+		}
+		return ninf
+	}
 	base := 0
 	for t := 0; t < T; t++ {
 		if t > 0 {
-			// prev holds frame t-1 from state pbase on; at(s) is -Inf
-			// for a state outside that band.
 			f := logp[t*V : (t+1)*V]
-			pbase := int(lo[t-1])
+			pbase = int(lo[t-1])
 			row := bp[t*bpw : (t+1)*bpw]
-			at := func(s int) float64 {
-				if j := s - pbase; j >= 0 && j < band {
-					return prev[j]
-				}
-				return ninf
-			}
 			n := min(band, nS-base) // states of the band that exist
 			for i := n; i < band; i++ {
 				cur[i] = ninf
@@ -251,17 +252,17 @@ func CTCSegment(logp []float32, T, V int, chars string, opts SegOptions) *Segmen
 				if st.label {
 					enter = opts.Progress
 				}
-				v, code := at(s), byte(segStay)
-				if p := at(s-1) + enter; p > v {
+				v, code := prevAt(s), byte(segStay)
+				if p := prevAt(s-1) + enter; p > v {
 					v, code = p, segFrom1
 				}
 				if st.from2 {
-					if p := at(s-2) + enter; p > v {
+					if p := prevAt(s-2) + enter; p > v {
 						v, code = p, segFrom2
 					}
 				}
 				if st.skipFrom >= 0 {
-					if p := at(int(st.skipFrom)) + skipCost[s]; p > v {
+					if p := prevAt(int(st.skipFrom)) + skipCost[s]; p > v {
 						v, code = p, segSkipWord
 					}
 				}
@@ -285,18 +286,12 @@ func CTCSegment(logp []float32, T, V int, chars string, opts SegOptions) *Segmen
 			base = min(nb, max(nS-band, 0))
 		}
 	}
-	get := func(arr []float64, base, s int) float64 {
-		if s < base || s >= base+band || s < 0 {
-			return ninf
-		}
-		return arr[s-base]
-	}
 	// End in the last label or the trailing blank, if the band holds them,
 	// else in the best state there is.
-	pbase := int(lo[T-1])
+	pbase = int(lo[T-1])
 	endS, endV := -1, ninf
 	for _, s := range []int{nS - 1, nS - 2} {
-		if v := get(prev, pbase, s); s >= 0 && v > endV {
+		if v := prevAt(s); s >= 0 && v > endV {
 			endS, endV = s, v
 		}
 	}
