@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -140,7 +141,7 @@ func (a *Aligner) AlignContext(ctx context.Context, samples []float32, text stri
 		return nil, nil, err
 	}
 	if time.Duration(len(samples))*time.Second/rate <= a.MaxPiece {
-		return a.alignEncoded(a.encode(samples), txt, a.Variants)
+		return a.alignEncoded(a.encode(samples), txt, a.Variants, nil)
 	}
 	return a.alignLong(ctx, samples, txt)
 }
@@ -166,8 +167,10 @@ func (a *Aligner) encode(samples []float32) *encodedPiece {
 
 // alignEncoded aligns the tokens of txt to an encoded piece of audio; with
 // choose, the audio first picks the reading of every token with variants
-// (ChooseReadings).
-func (a *Aligner) alignEncoded(p *encodedPiece, txt *normalize.Text, choose bool) ([]Word, *Detail, error) {
+// (ChooseReadings). seg, when not nil, is the CTC segmentation of txt in
+// the piece's frames (from a longer recording's: subSegmentation); nil
+// segments txt against the piece alone.
+func (a *Aligner) alignEncoded(p *encodedPiece, txt *normalize.Text, choose bool, seg *Segmentation) ([]Word, *Detail, error) {
 	samples, feats, frames, enc := p.samples, p.feats, p.frames, p.enc
 	b := a.Model
 	seconds := float64(len(samples)) / 16000
@@ -184,7 +187,9 @@ func (a *Aligner) alignEncoded(p *encodedPiece, txt *normalize.Text, choose bool
 		return words, nil, err
 	}
 	T, V := enc.T, b.Net.Cfg.V()
-	seg := CTCSegment(enc.CTCLogProbs, T, V, chars, a.Seg)
+	if seg == nil {
+		seg = CTCSegment(enc.CTCLogProbs, T, V, chars, a.Seg)
+	}
 	if choose {
 		if t, changed := ChooseReadings(enc.CTCLogProbs, T, V, txt, seg, a.Seg.GarbageLogProb); changed {
 			txt, chars = t, Transcript(t)
@@ -283,7 +288,7 @@ func (a *Aligner) TranscribeEncoded(ctx context.Context, samples []float32, dec 
 		if err != nil {
 			return "", nil, nil, err
 		}
-		words, _, err := a.alignEncoded(&encodedPiece{samples: samples[p.Start:p.End], feats: r.Feats, frames: r.Frames, enc: r.Enc}, txt, false)
+		words, _, err := a.alignEncoded(&encodedPiece{samples: samples[p.Start:p.End], feats: r.Feats, frames: r.Frames, enc: r.Enc}, txt, false, nil)
 		if err != nil {
 			return "", nil, nil, err
 		}
@@ -318,9 +323,12 @@ func shift(words []Word, d, end float64) []Word {
 // segmented against all the CTC log-probabilities at once (CTCSegment),
 // which gives every word the piece it lies in without recognising
 // anything. The second pass aligns each piece's words with the attention
-// path (alignEncoded) on its kept encoding, which it then lets go. Memory is
-// the kept encodings plus the segmentation's back-pointers; time is linear
-// in the length.
+// path (alignEncoded) on its kept encoding, which it then lets go, guided
+// by the part of the whole recording's segmentation for those words
+// (subSegmentation). Neighbouring pieces are aligned as one, encoded again
+// together, where a word given to one was placed in the other
+// (mergedUnits). Memory is the kept encodings plus the segmentation's
+// back-pointers; time is linear in the length.
 func (a *Aligner) alignLong(ctx context.Context, samples []float32, txt *normalize.Text) ([]Word, *Detail, error) {
 	const rate = 16000
 	pieces := SplitAtSilences(samples, rate, a.MaxPiece/2, a.MinPause)
@@ -349,38 +357,63 @@ func (a *Aligner) alignLong(ctx context.Context, samples []float32, txt *normali
 		}
 	}
 	logp = nil
-	pieceOf := tokenPieces(txt, chars, seg, firstFrame, int(runOnPause/a.Options.FrameSec))
+	pieceOf, placed := tokenPieces(txt, chars, seg, firstFrame, int(runOnPause/a.Options.FrameSec))
+	units := mergedUnits(pieces, pieceOf, placed, int(a.MaxPiece.Seconds()*rate))
+	off := txt.Offsets()
+	// frameTime is the time (seconds) of a frame of the whole recording's
+	// segmentation: its piece's start plus its place in the piece.
+	frameTime := func(f int) float64 {
+		k := max(0, sort.SearchInts(firstFrame, f+1)-1)
+		k = min(k, len(pieces)-1)
+		start, _ := pieces[k].Seconds(rate)
+		return start + float64(f-firstFrame[k])*a.Options.FrameSec
+	}
 	var (
 		offsets []float64
 		parts   [][]Word
 		first   *Detail
 	)
-	for i, p := range pieces {
+	for u := range len(units) - 1 {
 		if err := a.check(); err != nil {
 			return nil, nil, err
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
-		lo, hi := pieceOf[i], pieceOf[i+1]
+		i, j := units[u], units[u+1] // pieces [i, j)
+		p := Piece{pieces[i].Start, pieces[j-1].End}
+		lo, hi := pieceOf[i], pieceOf[j]
 		enc, h := encs[i], h16[i]
-		encs[i], h16[i] = nil, nil // let the piece's encoding go once aligned
+		for k := i; k < j; k++ {
+			encs[k], h16[k] = nil, nil // let the pieces' encodings go once aligned
+		}
 		if lo == hi {
 			continue
 		}
 		var ep *encodedPiece
-		if enc.T > 0 {
+		switch {
+		case j-i > 1:
+			// Merged pieces are encoded again as one: the pieces' own
+			// encodings each began and ended at a cut.
+			ep = a.encode(samples[p.Start:p.End])
+			ep.feats, ep.frames = nil, 0
+		case enc.T > 0:
 			enc.H = make([]float32, len(h))
-			for j, v := range h {
-				enc.H[j] = modelfile.F16ToF32(v)
+			for k, v := range h {
+				enc.H[k] = modelfile.F16ToF32(v)
 			}
 			a.Model.Net.AddKeys(enc)
 			ep = &encodedPiece{samples: samples[p.Start:p.End], enc: enc}
-		} else {
+		default:
 			ep = &encodedPiece{samples: samples[p.Start:p.End]}
 		}
 		sub := &normalize.Text{Tokens: txt.Tokens[lo:hi]}
-		words, det, err := a.alignEncoded(ep, sub, false)
+		var subSeg *Segmentation
+		if seg != nil && ep.enc != nil && off[lo] < off[hi] {
+			start, _ := p.Seconds(rate)
+			subSeg = subSegmentation(seg, chars, off[lo], off[hi], frameTime, start, a.Options.FrameSec, ep.enc.T)
+		}
+		words, det, err := a.alignEncoded(ep, sub, false, subSeg)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -445,6 +478,62 @@ func (a *Aligner) encodePieces(ctx context.Context, samples []float32, pieces []
 	return encs, h16, nil
 }
 
+// subSegmentation returns the part of seg, the segmentation of the whole
+// transcript chars against a long recording, for the words [w0, w1), as a
+// segmentation of a stretch of that recording that starts at start seconds
+// and has T encoder frames of frameSec: every span keeps its time (sec
+// gives the time of one of seg's frames) and is clamped into the stretch.
+// The stretch's attention path then follows where the whole recording's
+// segmentation put its words, which saw the text and audio around it,
+// rather than a segmentation of the stretch alone, which must fit all its
+// words inside it.
+func subSegmentation(seg *Segmentation, chars string, w0, w1 int, sec func(int) float64, start, frameSec float64, T int) *Segmentation {
+	ranges := wordRanges(chars)
+	b0, b1 := ranges[w0][0], ranges[w1-1][1]
+	local := func(f int) int {
+		return min(T, max(0, int(math.Round((sec(f)-start)/frameSec))))
+	}
+	sub := &Segmentation{
+		Spans:   make([]Span, b1-b0),
+		Placed:  slices.Clone(seg.Placed[w0:w1]),
+		Conf:    slices.Clone(seg.Conf[w0:w1]),
+		LogProb: seg.LogProb,
+	}
+	for i, sp := range seg.Spans[b0:b1] {
+		sub.Spans[i] = Span{local(sp.Start), local(sp.End)}
+	}
+	return sub
+}
+
+// mergedUnits groups consecutive pieces into the units that alignLong
+// aligns, given the token boundaries b and the piece of every token's
+// placement (placed, -1 for none) from tokenPieces. Pieces i-1 and i go
+// into one unit when a token that tokenPieces gave to one of them was
+// placed, however weakly, in the other: a weak word at a sentence's edge
+// that the rules of tokenPieces moved across a pause into its neighbour's
+// piece, where the attention path could only squeeze it against the cut.
+// Aligned together, the path places it where the audio has it. A unit
+// lasts at most maxLen samples. It returns the first piece of every unit,
+// then len(pieces).
+func mergedUnits(pieces []Piece, b, placed []int, maxLen int) []int {
+	n := len(pieces)
+	join := make([]bool, n) // join[i]: pieces i-1 and i belong together
+	for p := range n {
+		for ti := b[p]; ti < b[p+1]; ti++ {
+			if q := placed[ti]; q == p-1 || q == p+1 {
+				join[max(p, q)] = true
+			}
+		}
+	}
+	units := []int{0}
+	for i := 1; i < n; i++ {
+		if !join[i] || pieces[i].End-pieces[units[len(units)-1]].Start > maxLen {
+			units = append(units, i)
+		}
+	}
+	return append(units, n)
+}
+
 // tokenPieces divides the tokens of txt between pieces whose encoder frames
 // start at firstFrame[i] (firstFrame has one more entry, the total). A
 // token whose first spoken word seg placed with confidence at least
@@ -462,21 +551,25 @@ func (a *Aligner) encodePieces(ctx context.Context, samples []float32, pieces []
 // placed its words, however weakly: following the sentence before it
 // instead would put it in that sentence's piece, possibly seconds early. A
 // nil seg gives every token to the first piece. It returns the token
-// ranges as boundaries: piece i gets tokens [b[i], b[i+1]).
-func tokenPieces(txt *normalize.Text, chars string, seg *Segmentation, firstFrame []int, runOn int) []int {
+// ranges as boundaries: piece i gets tokens [b[i], b[i+1]); and the piece
+// of every token's placement, however weak (-1: none).
+func tokenPieces(txt *normalize.Text, chars string, seg *Segmentation, firstFrame []int, runOn int) (b, placed []int) {
 	n := len(firstFrame) - 1
-	b := make([]int, n+1)
+	b = make([]int, n+1)
 	for i := 1; i <= n; i++ {
 		b[i] = len(txt.Tokens)
 	}
+	nt := len(txt.Tokens)
+	placed = make([]int, nt) // the piece of a placed word, however weak; -1: none
 	if seg == nil {
-		return b
+		for ti := range placed {
+			placed[ti] = -1
+		}
+		return b, placed
 	}
 	ranges := wordRanges(chars)
 	off := txt.Offsets()
-	nt := len(txt.Tokens)
 	piece := make([]int, nt)  // -1: no strong word
-	placed := make([]int, nt) // the piece of a placed word, however weak; -1: none
 	startF := make([]int, nt) // first and last frame of a placed token
 	endF := make([]int, nt)
 	for ti := range txt.Tokens {
@@ -553,7 +646,7 @@ func tokenPieces(txt *normalize.Text, chars string, seg *Segmentation, firstFram
 			cur = piece[ti]
 		}
 	}
-	return b
+	return b, placed
 }
 
 // runOnPause is the longest pause (seconds) over which a weak word at the

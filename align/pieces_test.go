@@ -43,7 +43,7 @@ func TestTokenPiecesWeakSentence(t *testing.T) {
 	at := []int{10, 20, 110, 120, 130, 140, 210, 220}
 	conf := []float64{0.9, 0.8, 0.1, 0.2, 0.05, 0.1, 0.9, 0.9}
 	seg := segFor(chars, at, conf)
-	got := tokenPieces(txt, chars, seg, []int{0, 100, 200, 300}, 33)
+	got, _ := tokenPieces(txt, chars, seg, []int{0, 100, 200, 300}, 33)
 	// Tokens: keep quiet. | won't you draw up? | yes sir.
 	if want := []int{0, 2, 6, 8}; !slices.Equal(got, want) {
 		t.Errorf("token ranges %v, want %v", got, want)
@@ -54,7 +54,7 @@ func TestTokenPiecesWeakSentence(t *testing.T) {
 	at = []int{10, 20, 110, 150, 130, 140, 210, 220}
 	conf = []float64{0.9, 0.8, 0.9, 0.1, 0.9, 0.9, 0.9, 0.9}
 	at[3] = 250 // "you" placed weakly in piece 2
-	got = tokenPieces(txt, chars, segFor(chars, at, conf), []int{0, 100, 200, 300}, 33)
+	got, _ = tokenPieces(txt, chars, segFor(chars, at, conf), []int{0, 100, 200, 300}, 33)
 	if want := []int{0, 2, 6, 8}; !slices.Equal(got, want) {
 		t.Errorf("with a stray weak word: token ranges %v, want %v", got, want)
 	}
@@ -78,9 +78,64 @@ func TestTokenPiecesRunOn(t *testing.T) {
 		{40, []int{0, 3, 6, 8}}, // the weak words start 35 frames after "if": their own piece
 		{30, []int{0, 6, 6, 8}}, // too far: they stay with "if"
 	} {
-		got := tokenPieces(txt, chars, segFor(chars, at, conf), []int{0, 100, 200, 300}, c.runOn)
+		got, _ := tokenPieces(txt, chars, segFor(chars, at, conf), []int{0, 100, 200, 300}, c.runOn)
 		if !slices.Equal(got, c.want) {
 			t.Errorf("runOn %d: token ranges %v, want %v", c.runOn, got, c.want)
 		}
+	}
+}
+
+// TestMergedUnits: two pieces go together when a token given to one was
+// placed in the other, unless the unit would grow past maxLen.
+func TestMergedUnits(t *testing.T) {
+	pieces := []Piece{{0, 100}, {100, 200}, {200, 300}, {300, 400}}
+	b := []int{0, 2, 4, 6, 8} // two tokens a piece
+	placed := []int{0, 0, 1, 1, 2, 2, 3, 3}
+	if got := mergedUnits(pieces, b, placed, 1000); !slices.Equal(got, []int{0, 1, 2, 3, 4}) {
+		t.Errorf("tokens where placed: units %v, want every piece alone", got)
+	}
+	placed[2] = 0 // token 2, given to piece 1, was placed in piece 0
+	if got := mergedUnits(pieces, b, placed, 1000); !slices.Equal(got, []int{0, 2, 3, 4}) {
+		t.Errorf("a token moved across the cut 0|1: units %v, want [0 2 3 4]", got)
+	}
+	placed[5] = 3 // and token 5, given to piece 2, was placed in piece 3
+	if got := mergedUnits(pieces, b, placed, 1000); !slices.Equal(got, []int{0, 2, 4}) {
+		t.Errorf("cuts 0|1 and 2|3: units %v, want [0 2 4]", got)
+	}
+	placed[3] = 2 // piece 1's token 3 placed in piece 2 as well: one unit of four pieces
+	if got := mergedUnits(pieces, b, placed, 1000); !slices.Equal(got, []int{0, 4}) {
+		t.Errorf("three cuts: units %v, want [0 4]", got)
+	}
+	if got := mergedUnits(pieces, b, placed, 250); !slices.Equal(got, []int{0, 2, 4}) {
+		t.Errorf("units of at most 250 samples: %v, want [0 2 4]", got)
+	}
+	placed[0], placed[1] = -1, 2 // no placement, and a placement two pieces away
+	placed[2], placed[3], placed[5] = 1, 1, 2
+	if got := mergedUnits(pieces, b, placed, 1000); !slices.Equal(got, []int{0, 1, 2, 3, 4}) {
+		t.Errorf("unplaced and distant tokens: units %v, want every piece alone", got)
+	}
+}
+
+// TestSubSegmentation: the part of a long recording's segmentation for a
+// range of words keeps every span's time in the frames of the stretch it is
+// cut for, clamped into the stretch.
+func TestSubSegmentation(t *testing.T) {
+	_, chars := normalized(t, "one two three")
+	seg := segFor(chars, []int{5, 50, 120}, []float64{0.9, 0.2, 0.7})
+	// Frames of the whole recording are 30 ms; the stretch starts at
+	// 1.2 s (frame 40) and has 50 frames of 30 ms.
+	sec := func(f int) float64 { return 0.03 * float64(f) }
+	sub := subSegmentation(seg, chars, 1, 3, sec, 1.2, 0.03, 50)
+	if want := len("two three"); len(sub.Spans) != want {
+		t.Fatalf("%d spans, want %d", len(sub.Spans), want)
+	}
+	if !slices.Equal(sub.Conf, []float64{0.2, 0.7}) || !slices.Equal(sub.Placed, []bool{true, true}) {
+		t.Errorf("conf %v placed %v", sub.Conf, sub.Placed)
+	}
+	if got, want := sub.Spans[0], (Span{10, 11}); got != want {
+		t.Errorf("'t' of two: %v, want %v", got, want)
+	}
+	if got, want := sub.Spans[len(sub.Spans)-1], (Span{50, 50}); got != want {
+		t.Errorf("last 'e' of three, after the stretch: %v, want %v (clamped)", got, want)
 	}
 }

@@ -41,19 +41,36 @@ func (c CMVN) Validate() error {
 // len(c.Std) != len(c.Mean), if Dim is 0, or if len(feats) is not a multiple
 // of Dim.
 func (c CMVN) Apply(feats []float32) {
-	d := len(c.Mean)
-	if d == 0 || len(c.Std) != d {
-		panic("features: CMVN.Apply with malformed statistics")
-	}
-	if len(feats)%d != 0 {
-		panic("features: CMVN.Apply: feature length not a multiple of the dimension")
-	}
-	mean, std := c.Mean[:d], c.Std[:d]
-	for t := 0; t < len(feats); t += d {
-		row := feats[t : t+d]
+	c.rows("Apply", feats, func(row, mean, std []float32) {
 		for j, v := range row {
 			row[j] = (v - mean[j]) / std[j]
 		}
+	})
+}
+
+// Undo reverses Apply: feats (row-major, frames × Dim) go back to log-mel
+// units in place. It panics as Apply does.
+func (c CMVN) Undo(feats []float32) {
+	c.rows("Undo", feats, func(row, mean, std []float32) {
+		for j, v := range row {
+			row[j] = v*std[j] + mean[j]
+		}
+	})
+}
+
+// rows calls f on every row of feats with the statistics, after checking
+// them and the length of feats (panicking in the name of method op).
+func (c CMVN) rows(op string, feats []float32, f func(row, mean, std []float32)) {
+	d := len(c.Mean)
+	if d == 0 || len(c.Std) != d {
+		panic("features: CMVN." + op + " with malformed statistics")
+	}
+	if len(feats)%d != 0 {
+		panic("features: CMVN." + op + ": feature length not a multiple of the dimension")
+	}
+	mean, std := c.Mean[:d], c.Std[:d]
+	for t := 0; t < len(feats); t += d {
+		f(feats[t:t+d], mean, std)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -119,7 +120,15 @@ func TestCMVNMinStdAndApply(t *testing.T) {
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
+	orig := slices.Clone(x)
 	c.Apply(x)
+	back := slices.Clone(x)
+	c.Undo(back)
+	for i := range back {
+		if d := math.Abs(float64(back[i] - orig[i])); d > 1e-4*math.Max(1, math.Abs(float64(orig[i]))) {
+			t.Fatalf("Undo(Apply(x))[%d] = %g, want %g", i, back[i], orig[i])
+		}
+	}
 	mean, std := directStats(x, dim)
 	for d := range dim {
 		wantStd := 1.0
@@ -189,6 +198,7 @@ func TestCMVNPanics(t *testing.T) {
 		{"add dim change", func() { var s CMVNStats; s.Add([]float32{1, 2}, 1); s.Add([]float32{1, 2, 3}, 1) }},
 		{"apply ragged", func() { CMVN{Mean: []float32{0, 0}, Std: []float32{1, 1}}.Apply([]float32{1, 2, 3}) }},
 		{"apply malformed", func() { CMVN{Mean: []float32{0, 0}, Std: []float32{1}}.Apply([]float32{1, 2}) }},
+		{"undo ragged", func() { CMVN{Mean: []float32{0, 0}, Std: []float32{1, 1}}.Undo([]float32{1, 2, 3}) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			defer func() {

@@ -3,6 +3,7 @@ package model
 import (
 	"math/rand/v2"
 
+	"github.com/heed-asr/heed/features"
 	"github.com/heed-asr/heed/internal/kern"
 )
 
@@ -52,4 +53,17 @@ func specAugment[F kern.Float](feats []F, frames, numMel int, s SpecAugment, rng
 		t0 := rng.IntN(frames - w + 1)
 		clear(feats[t0*numMel : (t0+w)*numMel])
 	}
+}
+
+// warpSpeaker is vocal-tract-length perturbation drawn anew at every update:
+// it draws a factor in [1-maxWarp, 1+maxWarp] from rng and warps the mel
+// axis of CMVN-normalised frames (frames, fc.NumMel) in place with
+// features.WarpMel, undoing the normalisation first and redoing it after,
+// so that the warp moves log-mel energies, not normalised values.
+func warpSpeaker(feats []float32, frames int, fc features.Config, cmvn features.CMVN, maxWarp float64, rng *rand.Rand) {
+	alpha := 1 + maxWarp*(2*rng.Float64()-1)
+	x := feats[:frames*fc.NumMel]
+	cmvn.Undo(x)
+	features.WarpMel(x, frames, fc, alpha)
+	cmvn.Apply(x)
 }

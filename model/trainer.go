@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/heed-asr/heed/features"
 	"github.com/heed-asr/heed/internal/kern"
 )
 
@@ -26,6 +27,11 @@ type TrainConfig struct {
 	Schedule Schedule    `json:"schedule"`  // learning rate per update step
 	ClipNorm float64     `json:"clip_norm"` // global gradient-norm clip (<= 0: off), applied to the per-character gradient
 	SpecAug  SpecAugment `json:"spec_aug"`  // zero value: off
+	// Warp, when > 0, warps the mel axis of every utterance at every update
+	// by a factor drawn from [1-Warp, 1+Warp] (warpSpeaker, before
+	// SpecAugment): vocal-tract-length perturbation, a new speaker each
+	// time the utterance is seen. It needs Trainer.CMVN and Trainer.Features.
+	Warp float64 `json:"warp,omitempty"`
 
 	// PerUtterance runs each worker's utterances through the network one
 	// at a time, every recurrent step a matrix-vector product: the way heed
@@ -56,6 +62,10 @@ type Trainer struct {
 	Cfg   TrainConfig      // settings; Workers resolved
 	Opt   *Adam[float32]   // optimizer state; save Opt.Step, Opt.M, Opt.V to resume
 	Grads *Params[float32] // the last step's per-character gradient, after clipping
+	// CMVN and Features describe the training features, for Cfg.Warp: the
+	// normalisation applied to Utterance.Feats and the filterbank.
+	CMVN     features.CMVN
+	Features features.Config
 
 	workers []*trainWorker
 	sq      []float64 // sumGrads' sums of squares per block
@@ -114,6 +124,9 @@ func uttRNG(seed uint64, step, i int) *rand.Rand {
 func (t *Trainer) TrainStep(batch []Utterance) (StepStats, error) {
 	step := t.Opt.Step + 1
 	p := t.Model.P
+	if n := t.Model.Cfg.NumMel; t.Cfg.Warp > 0 && (t.CMVN.Dim() != n || t.Features.NumMel != n) {
+		return StepStats{}, fmt.Errorf("model: Warp needs the training features' CMVN and filterbank (%d mel bins)", n)
+	}
 	var wg sync.WaitGroup
 	for wi, w := range t.workers {
 		wg.Add(1)
@@ -156,17 +169,10 @@ func (t *Trainer) TrainStep(batch []Utterance) (StepStats, error) {
 // stepPerUtterance runs worker w's utterances of batch (wi, wi+W, ...)
 // one at a time, adding their gradients into w.grads.
 func (t *Trainer) stepPerUtterance(w *trainWorker, wi, step int, batch []Utterance) {
-	cfg := &t.Model.Cfg
 	for i := wi; i < len(batch); i += len(t.workers) {
 		u := &batch[i]
 		rng := uttRNG(t.Cfg.Seed, step, i)
-		feats := u.Feats
-		if t.Cfg.SpecAug != (SpecAugment{}) && u.Frames > 0 && len(u.Feats) >= u.Frames*cfg.NumMel {
-			w.feats = grow(w.feats, u.Frames*cfg.NumMel)
-			copy(w.feats, u.Feats)
-			t.Cfg.SpecAug.Apply(w.feats, u.Frames, cfg.NumMel, rng)
-			feats = w.feats
-		}
+		feats := t.augment(&w.feats, u, rng)
 		l, err := w.ws.ForwardBackward(t.Model.P, feats, u.Frames, u.IDs, w.grads, rng, true)
 		if errors.Is(err, ErrInfeasible) {
 			w.skip++
@@ -197,17 +203,11 @@ func (t *Trainer) stepBatched(w *trainWorker, wi, step int, batch []Utterance) {
 			return
 		}
 		rng := uttRNG(t.Cfg.Seed, step, i)
-		feats := u.Feats
-		if t.Cfg.SpecAug != (SpecAugment{}) {
-			k := len(w.items)
-			if k == len(w.bufs) {
-				w.bufs = append(w.bufs, nil)
-			}
-			w.bufs[k] = grow(w.bufs[k], u.Frames*cfg.NumMel)
-			copy(w.bufs[k], u.Feats)
-			t.Cfg.SpecAug.Apply(w.bufs[k], u.Frames, cfg.NumMel, rng)
-			feats = w.bufs[k]
+		k := len(w.items)
+		if k == len(w.bufs) {
+			w.bufs = append(w.bufs, nil)
 		}
+		feats := t.augment(&w.bufs[k], u, rng)
 		w.items = append(w.items, batchItem[float32]{feats: feats, frames: u.Frames, ids: u.IDs, rng: rng})
 	}
 	l, err := w.bws.forwardBackward(t.Model.P, w.items, w.grads, true)
@@ -216,6 +216,23 @@ func (t *Trainer) stepBatched(w *trainWorker, wi, step int, batch []Utterance) {
 		return
 	}
 	w.loss, w.used = l, len(w.items)
+}
+
+// augment returns the features the network trains on for u at this update:
+// u.Feats itself when nothing is augmented, else a copy in *buf warped
+// (Cfg.Warp) and then masked (Cfg.SpecAug), drawing from rng.
+func (t *Trainer) augment(buf *[]float32, u *Utterance, rng *rand.Rand) []float32 {
+	n := t.Model.Cfg.NumMel
+	if (t.Cfg.SpecAug == SpecAugment{} && t.Cfg.Warp == 0) || u.Frames <= 0 || len(u.Feats) < u.Frames*n {
+		return u.Feats
+	}
+	*buf = grow(*buf, u.Frames*n)
+	copy(*buf, u.Feats)
+	if t.Cfg.Warp > 0 {
+		warpSpeaker(*buf, u.Frames, t.Features, t.CMVN, t.Cfg.Warp, rng)
+	}
+	t.Cfg.SpecAug.Apply(*buf, u.Frames, n, rng)
+	return *buf
 }
 
 // gradBlock is the block of gradient elements whose squares sumGrads sums

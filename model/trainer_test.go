@@ -2,13 +2,17 @@ package model
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/heed-asr/heed/features"
 )
 
 // TestTrainStepDeterministic runs the same training twice (dropout,
-// SpecAugment, several workers), batched and per utterance, and requires
-// bitwise identical parameters and optimizer state.
+// SpecAugment, the warp of the mel axis, several workers), batched and per
+// utterance, and requires bitwise identical parameters and optimizer state.
 func TestTrainStepDeterministic(t *testing.T) {
 	for _, perUtt := range []bool{false, true} {
 		t.Run(map[bool]string{false: "batched", true: "per-utterance"}[perUtt], func(t *testing.T) {
@@ -30,6 +34,7 @@ func testTrainStepDeterministic(t *testing.T, perUtt bool) {
 		Schedule: Schedule{Peak: 1e-3, Warmup: 2, Decay: "inv_sqrt"},
 		ClipNorm: 1,
 		SpecAug:  SpecAugment{FreqMasks: 1, FreqWidth: 3, TimeMasks: 1, TimeWidth: 5},
+		Warp:     0.1,
 
 		PerUtterance: perUtt,
 	}
@@ -38,6 +43,7 @@ func testTrainStepDeterministic(t *testing.T, perUtt bool) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		tr.CMVN, tr.Features = testCMVN(cfg.NumMel), testFeatures(cfg.NumMel)
 		for range steps {
 			st, err := tr.TrainStep(data)
 			if err != nil {
@@ -65,6 +71,60 @@ func testTrainStepDeterministic(t *testing.T, perUtt bool) {
 	}
 	if slices.Equal(a.Model.P.Data, InitParams[float32](cfg, 62).Data) {
 		t.Fatal("parameters did not change")
+	}
+}
+
+func testCMVN(n int) features.CMVN {
+	c := features.CMVN{Mean: make([]float32, n), Std: make([]float32, n)}
+	for i := range n {
+		c.Mean[i], c.Std[i] = -8+0.3*float32(i), 2+0.1*float32(i)
+	}
+	return c
+}
+
+func testFeatures(n int) features.Config {
+	fc := features.DefaultConfig()
+	fc.NumMel = n
+	return fc
+}
+
+// TestWarpSpeaker checks that the warp works in log-mel units: warping
+// normalised frames equals normalising frames warped by features.WarpMel with
+// the factor drawn from the same rng, that the warp moves energy between mel
+// bins, and that a step with Warp but no CMVN fails instead of training on
+// wrongly scaled features.
+func TestWarpSpeaker(t *testing.T) {
+	const n, frames = 8, 5
+	cmvn, fc := testCMVN(n), testFeatures(n)
+	raw := make([]float32, frames*n)
+	for i := range raw {
+		raw[i] = float32(math.Sin(float64(i)*0.7)) * 3
+	}
+	got := slices.Clone(raw)
+	cmvn.Apply(got)
+	warpSpeaker(got, frames, fc, cmvn, 0.2, rand.New(rand.NewPCG(5, 6)))
+	alpha := 1 + 0.2*(2*rand.New(rand.NewPCG(5, 6)).Float64()-1)
+	want := slices.Clone(raw)
+	features.WarpMel(want, frames, fc, alpha)
+	cmvn.Apply(want)
+	moved := 0.0
+	for i := range got {
+		if d := math.Abs(float64(got[i] - want[i])); d > 1e-5 {
+			t.Fatalf("element %d: %g, want %g (factor %g)", i, got[i], want[i], alpha)
+		}
+		moved += math.Abs(float64(want[i] - (raw[i]-cmvn.Mean[i%n])/cmvn.Std[i%n]))
+	}
+	if moved < 0.1 {
+		t.Fatalf("factor %g moved the features by %g in all", alpha, moved)
+	}
+
+	cfg := overfitConfig()
+	tr, err := NewTrainer(NewNet(InitParams[float32](cfg, 62)), TrainConfig{Workers: 1, Schedule: Schedule{Peak: 1e-3, Warmup: 2, Decay: "inv_sqrt"}, Warp: 0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.TrainStep(overfitSet(cfg, []string{"cab"}, 60)); err == nil || !strings.Contains(err.Error(), "CMVN") {
+		t.Fatalf("Warp without CMVN: err %v", err)
 	}
 }
 

@@ -30,7 +30,7 @@ It uses all cores, sorts and batches utterances by length, and writes to DIR:
 A checkpoint is written every --checkpoint-every, at the end, and on Ctrl-C.
 --resume continues exactly where the last checkpoint stopped: the network
 and training settings are taken from the checkpoint, except that --lr,
---warmup, --decay, --clip, --specaug and --per-utterance, when given,
+--warmup, --decay, --clip, --specaug, --warp and --per-utterance, when given,
 replace the checkpoint's (the optimizer state is kept). With --new-data, --resume
 accepts training manifests other than the checkpoint's (say, more noisy
 speech added late): weights, optimizer and schedule carry on, and a new
@@ -55,6 +55,7 @@ silent and learn from there, and the next checkpoint has the new shape.`,
 			dur := fs.Duration("time", 0, "stop after this much training time in this run, e.g. 2h (0: no limit)")
 			fs.IntVar(&o.BatchFrames, "batch-frames", 6000, "10 ms frames per batch (60 s of audio)")
 			fs.Float64Var(&o.VTLP, "vtlp", 0, "vocal-tract-length perturbation: warp the mel axis of augmented training utterances (manifest \"aug\" set) by up to this share (0.1: factors 0.9-1.1)")
+			warp := fs.Float64("warp", 0, "vocal-tract-length perturbation drawn anew at every update: warp the mel axis of every training utterance by a random factor within this share (0.1: 0.9-1.1), a new speaker each time it is seen")
 			fs.DurationVar(&o.CheckpointEvery, "checkpoint-every", 5*time.Minute, "checkpoint interval")
 			fs.IntVar(&o.LogEvery, "log-every", 10, "updates per log line")
 			fs.IntVar(&o.EvalEvery, "eval-every", 500, "updates between dev evaluations (0: only at the end)")
@@ -94,6 +95,9 @@ silent and learn from there, and the next checkpoint has the new shape.`,
 				if !(o.VTLP >= 0 && o.VTLP < 0.5) {
 					return usagef("--vtlp %v: want a share in [0, 0.5)", o.VTLP)
 				}
+				if !(*warp >= 0 && *warp < 0.5) {
+					return usagef("--warp %v: want a share in [0, 0.5)", *warp)
+				}
 				if resume && o.Init != "" {
 					return usagef("--resume and --init exclude each other")
 				}
@@ -112,6 +116,7 @@ silent and learn from there, and the next checkpoint has the new shape.`,
 					ClipNorm: *clip,
 				}
 				o.Run.PerUtterance = *perUtt
+				o.Run.Warp = *warp
 				if *specaug {
 					o.Run.SpecAug = model.DefaultSpecAugment()
 				}
@@ -136,6 +141,9 @@ silent and learn from there, and the next checkpoint has the new shape.`,
 						}
 						if set["specaug"] {
 							r.SpecAug = given.SpecAug
+						}
+						if set["warp"] {
+							r.Warp = given.Warp
 						}
 						if set["per-utterance"] {
 							r.PerUtterance = given.PerUtterance

@@ -157,6 +157,25 @@ func TestTrain(t *testing.T) {
 		}
 	})
 
+	t.Run("resume with a warp at every update", func(t *testing.T) {
+		args := []string{"train", "--resume", "--out", out, "--log-every", "1", "--eval-every", "0", "--batch-frames", "2000", "--workers", "1"}
+		if r := heed(t, "", append(args, "--steps", "5", "--warp", "0.6")...); r.code != 2 || !strings.Contains(r.stderr, "--warp") {
+			t.Fatalf("--warp 0.6: exit %d, stderr:\n%s", r.code, r.stderr)
+		}
+		r := heed(t, "", append(args, "--steps", "5", "--warp", "0.1")...)
+		if r.code != 0 || !strings.Contains(r.stderr, "perturbation drawn at every update (up to 10%)") {
+			t.Fatalf("--warp 0.1: exit %d, stderr:\n%s", r.code, r.stderr)
+		}
+		// At update 5 already, so nothing trains; the checkpoint keeps the
+		// setting, and --warp 0 turns it off.
+		if r := heed(t, "", append(args, "--steps", "5")...); !strings.Contains(r.stderr, "up to 10%") {
+			t.Errorf("plain resume after --warp 0.1: exit %d, stderr:\n%s", r.code, r.stderr)
+		}
+		if r := heed(t, "", append(args, "--steps", "5", "--warp", "0")...); r.code != 0 || strings.Contains(r.stderr, "perturbation drawn") {
+			t.Errorf("--warp 0: exit %d, stderr:\n%s", r.code, r.stderr)
+		}
+	})
+
 	t.Run("resume with a new schedule", func(t *testing.T) {
 		// A resumed run may restart the learning rate: warm-up to update 5
 		// (already past), then cosine from 1e-3 to 1e-3/20 at update 7.

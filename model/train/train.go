@@ -217,6 +217,9 @@ func (s *state) load() error {
 			opt.Override(&run)
 		}
 	}
+	if run.Warp > 0 {
+		s.printf("vocal-tract-length perturbation drawn at every update (up to %.0f%%) on every utterance\n", 100*run.Warp)
+	}
 	ckCfg := cfg // the checkpoint's shape, which its Adam moments have
 	if opt.WidenEnc > 0 && opt.WidenEnc != cfg.EncHidden {
 		if opt.WidenEnc < cfg.EncHidden {
@@ -272,6 +275,7 @@ func (s *state) load() error {
 	if err != nil {
 		return err
 	}
+	tr.CMVN, tr.Features = cmvn, features.DefaultConfig()
 	s.trainer = tr
 	s.bundle = &model.Bundle{Net: net, Meta: model.Meta{Config: cfg, Features: features.DefaultConfig(), CMVN: cmvn}}
 	if ck != nil {
