@@ -359,7 +359,7 @@ func (a *Aligner) alignLong(ctx context.Context, samples []float32, txt *normali
 	logp = nil
 	pieceOf, placed := tokenPieces(txt, chars, seg, firstFrame, int(runOnPause/a.Options.FrameSec))
 	units := mergedUnits(pieces, pieceOf, placed, int(a.MaxPiece.Seconds()*rate))
-	off := txt.Offsets()
+	off, ranges := txt.Offsets(), wordRanges(chars)
 	// frameTime is the time (seconds) of a frame of the whole recording's
 	// segmentation: its piece's start plus its place in the piece.
 	frameTime := func(f int) float64 {
@@ -411,7 +411,7 @@ func (a *Aligner) alignLong(ctx context.Context, samples []float32, txt *normali
 		var subSeg *Segmentation
 		if seg != nil && ep.enc != nil && off[lo] < off[hi] {
 			start, _ := p.Seconds(rate)
-			subSeg = subSegmentation(seg, chars, off[lo], off[hi], frameTime, start, a.Options.FrameSec, ep.enc.T)
+			subSeg = subSegmentation(seg, ranges, off[lo], off[hi], frameTime, start, a.Options.FrameSec, ep.enc.T)
 		}
 		words, det, err := a.alignEncoded(ep, sub, false, subSeg)
 		if err != nil {
@@ -479,7 +479,8 @@ func (a *Aligner) encodePieces(ctx context.Context, samples []float32, pieces []
 }
 
 // subSegmentation returns the part of seg, the segmentation of the whole
-// transcript chars against a long recording, for the words [w0, w1), as a
+// transcript against a long recording (ranges: its words' byte ranges, from
+// wordRanges), for the words [w0, w1), as a
 // segmentation of a stretch of that recording that starts at start seconds
 // and has T encoder frames of frameSec: every span keeps its time (sec
 // gives the time of one of seg's frames) and is clamped into the stretch.
@@ -487,8 +488,7 @@ func (a *Aligner) encodePieces(ctx context.Context, samples []float32, pieces []
 // segmentation put its words, which saw the text and audio around it,
 // rather than a segmentation of the stretch alone, which must fit all its
 // words inside it.
-func subSegmentation(seg *Segmentation, chars string, w0, w1 int, sec func(int) float64, start, frameSec float64, T int) *Segmentation {
-	ranges := wordRanges(chars)
+func subSegmentation(seg *Segmentation, ranges [][2]int, w0, w1 int, sec func(int) float64, start, frameSec float64, T int) *Segmentation {
 	b0, b1 := ranges[w0][0], ranges[w1-1][1]
 	local := func(f int) int {
 		return min(T, max(0, int(math.Round((sec(f)-start)/frameSec))))

@@ -125,7 +125,7 @@ func TestSubSegmentation(t *testing.T) {
 	// Frames of the whole recording are 30 ms; the stretch starts at
 	// 1.2 s (frame 40) and has 50 frames of 30 ms.
 	sec := func(f int) float64 { return 0.03 * float64(f) }
-	sub := subSegmentation(seg, chars, 1, 3, sec, 1.2, 0.03, 50)
+	sub := subSegmentation(seg, wordRanges(chars), 1, 3, sec, 1.2, 0.03, 50)
 	if want := len("two three"); len(sub.Spans) != want {
 		t.Fatalf("%d spans, want %d", len(sub.Spans), want)
 	}
