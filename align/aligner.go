@@ -468,9 +468,7 @@ func (a *Aligner) encodePieces(ctx context.Context, samples []float32, pieces []
 		}
 		for _, e := range be.Encode(feats, frames) {
 			h := make([]uint16, len(e.H))
-			for j, v := range e.H {
-				h[j] = modelfile.F32ToF16(v)
-			}
+			modelfile.F32sToF16(h, e.H)
 			e.H = nil
 			encs, h16 = append(encs, e), append(h16, h)
 		}

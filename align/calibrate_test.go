@@ -1,14 +1,15 @@
 package align
 
 import (
-	"image/png"
+	"image"
+	"image/color"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/heed-asr/heed/align/normalize"
+	"github.com/heed-asr/heed/internal/chart"
 )
 
 func TestCalibrationConfidence(t *testing.T) {
@@ -239,13 +240,23 @@ func TestPlotReliability(t *testing.T) {
 	if err := PlotReliability(path, []string{"dev", "empty"}, []WordStats{s, {}}); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
+	img := decodePNG(t, path)
+	if b := img.Bounds(); b.Dx() != 700 || b.Dy() != 500 {
+		t.Errorf("plot is %dx%d pixels, want 700x500", b.Dx(), b.Dy())
 	}
-	defer f.Close()
-	if cfg, err := png.DecodeConfig(f); err != nil || cfg.Width < 100 {
-		t.Errorf("not a PNG: %v %+v", err, cfg)
+	// The first set is drawn, its points at (0.15, 0) bottom left and
+	// (0.95, 1) top right; the empty second set is left out, legend too.
+	dev, empty := chart.Colors[0], chart.Colors[1]
+	for _, r := range []image.Rectangle{image.Rect(0, 250, 350, 500), image.Rect(350, 0, 700, 250)} {
+		if n := countColor(img, r, dev); n < 20 {
+			t.Errorf("%v: %d pixels of the first set, want its point", r, n)
+		}
+	}
+	if n := countColor(img, img.Bounds(), empty); n != 0 {
+		t.Errorf("%d pixels of the empty set", n)
+	}
+	if n := countColor(img, img.Bounds(), color.RGBA{190, 190, 190, 255}); n < 300 {
+		t.Errorf("%d pixels of the grey diagonal, want at least 300", n)
 	}
 	if err := PlotReliability(filepath.Join(dir, "x.png"), []string{"a"}, nil); err == nil {
 		t.Error("names and stats of different lengths: no error")

@@ -203,11 +203,23 @@ func CTCSegment(logp []float32, T, V int, chars string, opts SegOptions) *Segmen
 	bpw := (band + 3) / 4
 	bp := make([]byte, T*bpw)
 	lo := make([]int32, T) // band start per frame
-	prev, cur := make([]float64, band), make([]float64, band)
+	// A frame's scores of the band's states are prev (the frame before) and
+	// cur, each inside a buffer whose two cells before and band/4+1 after
+	// stay -Inf: the band moves on by less than a quarter of its width a
+	// frame, so the trellis reads a state's predecessors s, s-1 and s-2 in
+	// the frame before with no test of where the band was.
+	newBuf := func() []float64 {
+		b := make([]float64, 2+band+band/4+1)
+		for i := range b {
+			b[i] = ninf
+		}
+		return b
+	}
+	prevBuf, curBuf := newBuf(), newBuf()
+	prev, cur := prevBuf[2:2+band], curBuf[2:2+band]
 	// Frame 0: start in the first blank or the first label, or skip words
 	// from the start.
 	for i := range cur {
-		cur[i] = ninf
 		if i >= nS {
 			continue
 		}
@@ -225,7 +237,7 @@ func CTCSegment(logp []float32, T, V int, chars string, opts SegOptions) *Segmen
 			bp[i/4] |= code << (2 * (i % 4))
 		}
 	}
-	// prev holds the frame before from state pbase on; prevAt(s) is its score
+	// pbase is the first state of the frame before; prevAt(s) is its score
 	// of state s, -Inf for a state outside that band.
 	pbase := 0
 	prevAt := func(s int) float64 {
@@ -238,38 +250,50 @@ func CTCSegment(logp []float32, T, V int, chars string, opts SegOptions) *Segmen
 	for t := 0; t < T; t++ {
 		if t > 0 {
 			f := logp[t*V : (t+1)*V]
+			space := float64(f[spaceID])
 			pbase = int(lo[t-1])
 			row := bp[t*bpw : (t+1)*bpw]
 			n := min(band, nS-base) // states of the band that exist
 			for i := n; i < band; i++ {
 				cur[i] = ninf
 			}
+			// q[i+2], q[i+1] and q[i] are the frame before's scores of
+			// states s, s-1 and s-2, for s = base+i.
+			q := prevBuf[base-pbase : base-pbase+n+2]
 			for i := range n {
-				s := base + i
-				cur[i] = ninf
-				st := &states[s]
+				st := &states[base+i]
 				enter := 0.0
 				if st.label {
 					enter = opts.Progress
 				}
-				v, code := prevAt(s), byte(segStay)
-				if p := prevAt(s-1) + enter; p > v {
+				v, code := q[i+2], byte(segStay)
+				if p := q[i+1] + enter; p > v {
 					v, code = p, segFrom1
 				}
 				if st.from2 {
-					if p := prevAt(s-2) + enter; p > v {
+					if p := q[i] + enter; p > v {
 						v, code = p, segFrom2
 					}
 				}
 				if st.skipFrom >= 0 {
-					if p := prevAt(int(st.skipFrom)) + skipCost[s]; p > v {
+					if p := prevAt(int(st.skipFrom)) + skipCost[base+i]; p > v {
 						v, code = p, segSkipWord
 					}
 				}
-				if math.IsInf(v, -1) {
+				if v == ninf {
+					cur[i] = ninf
 					continue
 				}
-				cur[i] = v + emit(f, st)
+				e := float64(f[st.emits])
+				if st.space {
+					e = math.Max(e, space)
+				}
+				if st.boundary {
+					e = math.Max(e, opts.GarbageLogProb)
+				} else {
+					e += opts.InWord // inside a word: no garbage
+				}
+				cur[i] = v + e
 				row[i/4] |= code << (2 * (i % 4))
 			}
 		}
@@ -281,6 +305,7 @@ func CTCSegment(logp []float32, T, V int, chars string, opts SegOptions) *Segmen
 		}
 		lo[t] = int32(base)
 		prev, cur = cur, prev
+		prevBuf, curBuf = curBuf, prevBuf
 		// Move the band: 3/4 of it behind the best state.
 		if nb := bestS - band*3/4; nb > base {
 			base = min(nb, max(nS-band, 0))

@@ -2,6 +2,8 @@ package align
 
 import (
 	"flag"
+	"image"
+	"image/color"
 	"image/png"
 	"math"
 	"math/rand/v2"
@@ -67,17 +69,49 @@ func TestPlot(t *testing.T) {
 	if err := Plot(path, feats, T*stride, nmel, att, len(chars), T, opts.Path.Upsample, spans, words); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
+	img := decodePNG(t, path)
+	dur := float64(T*stride) * FeatureFrameSec
+	wantW := int(100 * math.Min(math.Max(4+1.5*dur, 10), 40))
+	if b := img.Bounds(); b.Dx() != wantW || b.Dy() != 900 {
+		t.Errorf("plot is %dx%d pixels, want %dx900", b.Dx(), b.Dy(), wantW)
 	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatalf("plot is not a PNG: %v", err)
+	top, bottom := image.Rect(0, 0, wantW, 450), image.Rect(0, 450, wantW, 900)
+	for _, half := range []image.Rectangle{top, bottom} {
+		if n := countColored(img, half); n < half.Dx()*half.Dy()/2 {
+			t.Errorf("%v: %d of %d pixels have colour, want at least half (the heat map)", half, n, half.Dx()*half.Dy())
+		}
 	}
-	if b := img.Bounds(); b.Dx() < 500 || b.Dy() < 500 {
-		t.Errorf("plot is %dx%d pixels, want at least 500x500", b.Dx(), b.Dy())
+
+	// The path: cyan, only below, rising from left to right.
+	if n := countColor(img, top, pathColor); n != 0 {
+		t.Errorf("%d path pixels in the spectrogram panel", n)
+	}
+	left, right := image.Rect(0, 450, wantW/3, 900), image.Rect(2*wantW/3, 450, wantW, 900)
+	if yl, yr := meanY(img, left, pathColor), meanY(img, right, pathColor); !(yl > yr) {
+		t.Errorf("path at mean row %.0f on the left, %.0f on the right: want it rising", yl, yr)
+	}
+
+	// Word boundaries: a line in each panel per distinct aligned start
+	// (solid) and end (dashed, so fewer pixels), orange for the others.
+	starts, marks, others := map[float64]bool{}, map[float64]bool{}, 0
+	for _, w := range words {
+		if w.Status == StatusAligned {
+			starts[w.Start] = true
+			marks[w.Start], marks[w.End] = true, true
+		} else {
+			others++
+		}
+	}
+	if len(starts) == 0 || others == 0 {
+		t.Fatalf("test words have %d aligned starts and %d others, want some of each", len(starts), others)
+	}
+	for _, half := range []image.Rectangle{top, bottom} {
+		if n := lineColumns(img, half, alignedColor); n < len(starts) || n > len(marks) {
+			t.Errorf("%v: %d columns hold a green line, want %d to %d", half, n, len(starts), len(marks))
+		}
+		if n := countColor(img, half, otherColor); n < 100 {
+			t.Errorf("%v: %d orange pixels, want lines for %d words", half, n, others)
+		}
 	}
 	if *plotOut != "" {
 		if err := Plot(*plotOut, feats, T*stride, nmel, att, len(chars), T, opts.Path.Upsample, spans, words); err != nil {
@@ -102,4 +136,81 @@ func TestPlot(t *testing.T) {
 			}
 		})
 	}
+}
+
+func decodePNG(t *testing.T, path string) image.Image {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("%s is not a PNG: %v", path, err)
+	}
+	return img
+}
+
+// rgba returns the colour at (x, y) as 8-bit RGBA.
+func rgba(img image.Image, x, y int) color.RGBA {
+	return color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)
+}
+
+// countColor returns how many pixels of r in img are exactly c.
+func countColor(img image.Image, r image.Rectangle, c color.RGBA) int {
+	n := 0
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if rgba(img, x, y) == c {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// countColored returns how many pixels of r in img are not grey.
+func countColored(img image.Image, r image.Rectangle) int {
+	n := 0
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if c := rgba(img, x, y); c.R != c.G || c.G != c.B {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// meanY returns the mean row of the pixels of r in img that are c, or NaN.
+func meanY(img image.Image, r image.Rectangle, c color.RGBA) float64 {
+	sum, n := 0, 0
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if rgba(img, x, y) == c {
+				sum += y
+				n++
+			}
+		}
+	}
+	return float64(sum) / float64(n)
+}
+
+// lineColumns returns how many columns of r in img hold more than a
+// quarter of r's height in pixels of colour c: vertical lines.
+func lineColumns(img image.Image, r image.Rectangle, c color.RGBA) int {
+	cols := 0
+	for x := r.Min.X; x < r.Max.X; x++ {
+		n := 0
+		for y := r.Min.Y; y < r.Max.Y; y++ {
+			if rgba(img, x, y) == c {
+				n++
+			}
+		}
+		if n > r.Dy()/4 {
+			cols++
+		}
+	}
+	return cols
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/heed-asr/heed/features"
 	"github.com/heed-asr/heed/internal/kern"
+	"github.com/heed-asr/heed/internal/thp"
 	"github.com/heed-asr/heed/model/charlm"
 	"github.com/heed-asr/heed/model/modelfile"
 )
@@ -74,6 +75,9 @@ func (b *Bundle) LanguageModel() (*charlm.Model, error) {
 
 // lmPrefix prefixes the language model's tensor names in a model file.
 const lmPrefix = "lm."
+
+// isLM reports whether a model file's tensor is the language model's.
+func isLM(name string) bool { return strings.HasPrefix(name, lmPrefix) }
 
 // Save writes b to path atomically (a temp file renamed into place) with the
 // given tensor storage type.
@@ -151,6 +155,7 @@ func fromFile(f *modelfile.Lazy) (*Bundle, error) {
 	if meta.LM != nil {
 		h := *meta.LM
 		lmLoad = func() (*charlm.Model, error) {
+			thp.Populate(f.Span(isLM))
 			lm, err := charlm.ImportFloat16(h, lmPrefix, f.Tensor, f.Float16)
 			if err != nil {
 				return nil, fmt.Errorf("model language model: %w", err)
@@ -163,13 +168,17 @@ func fromFile(f *modelfile.Lazy) (*Bundle, error) {
 	}
 	stored := f.Tensors()
 	for _, t := range stored {
-		if meta.LM != nil && strings.HasPrefix(t.Name, lmPrefix) {
+		if meta.LM != nil && isLM(t.Name) {
 			lmTensors++
 		}
 	}
 	if len(stored)-lmTensors != len(ts) {
 		return nil, fmt.Errorf("model has %d network tensors, config %+v needs %d", len(stored)-lmTensors, meta.Config, len(ts))
 	}
+	// The network's tensors are read next (the small ones now, the
+	// matrices by every product): map their pages in one call rather than
+	// by a fault per 64 KiB read of a model embedded in the executable.
+	thp.Populate(f.Span(func(name string) bool { return !isLM(name) }))
 	// The network's binary16 copies of its matrices are the file's own
 	// bits: no conversion, and for a model in memory no copy.
 	names := make(map[*float32]string, len(ts))

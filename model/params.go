@@ -71,9 +71,17 @@ type Params[F kern.Float] struct {
 	tensors []Tensor[F]
 }
 
-// NumParams returns the number of scalar parameters of cfg.
+// NumParams returns the number of scalar parameters of cfg, without
+// allocating them. It panics if cfg is invalid (call Validate first).
 func NumParams(cfg Config) int {
-	return len(NewParams[float32](cfg).Data)
+	if err := cfg.Validate(); err != nil {
+		panic(err.Error())
+	}
+	n := 0
+	for _, t := range TensorShapes(cfg) {
+		n += prod(t.Shape)
+	}
+	return n
 }
 
 // NewParams allocates zeroed parameters for cfg and points the views into

@@ -22,3 +22,25 @@ loop:
 
 done:
 	RET
+
+// func floatToHalf8(dst *uint16, src *float32, n int)
+// dst[i] = the binary16 nearest to src[i], ties to even, for i < n/8·8
+// (VCVTPS2PH with rounding mode 0).
+TEXT ·floatToHalf8(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $3, CX
+	JZ   done
+
+loop:
+	VMOVUPS   (SI), Y0
+	VCVTPS2PH $0, Y0, (DI)
+	ADDQ      $32, SI
+	ADDQ      $16, DI
+	DECQ      CX
+	JNZ       loop
+	VZEROUPPER
+
+done:
+	RET

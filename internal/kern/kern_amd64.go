@@ -423,6 +423,26 @@ func adamAVX2w(params, grads, ms, vs []float32, c *AdamCoef) {
 //go:noescape
 func halfToFloat8(dst *float32, src *uint16, n int)
 
+// floatToHalf8 converts n/8·8 float32s at src into binary16 values at dst
+// with the F16C instruction VCVTPS2PH, 8 at a time, rounding to nearest,
+// ties to even.
+//
+//go:noescape
+func floatToHalf8(dst *uint16, src *float32, n int)
+
+// FloatToHalfFast converts the first multiple of 8 values of src into the
+// nearest binary16 values (ties to even; NaN stays NaN, quiet) in dst, and
+// returns how many it converted: 0 without F16C, where the caller converts
+// them all.
+func FloatToHalfFast(dst []uint16, src []float32) int {
+	n := min(len(dst), len(src)) &^ 7
+	if !haveF16C || n == 0 {
+		return 0
+	}
+	floatToHalf8(&dst[0], &src[0], n)
+	return n
+}
+
 // haveF16C: F16C needs the OS to save the YMM registers, which HasAVX
 // implies.
 var haveF16C = cpu.X86.HasF16C && cpu.X86.HasAVX

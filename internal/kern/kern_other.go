@@ -9,3 +9,6 @@ const hasAsm = false
 
 // halfToFloatFast has no fast path on this architecture.
 func halfToFloatFast(dst []float32, src []uint16) int { return 0 }
+
+// FloatToHalfFast has no fast path on this architecture.
+func FloatToHalfFast(dst []uint16, src []float32) int { return 0 }

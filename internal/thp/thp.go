@@ -9,6 +9,10 @@
 // 2 MiB pages only where a program asks for them (THP mode "madvise"), and
 // the Go runtime does not ask. Heap asks for the first part of the heap,
 // which a short command never leaves.
+//
+// Populate does the like for memory that is already mapped but not yet
+// touched, such as the model embedded in the executable: one call maps
+// all its pages, where reading them would fault once per 64 KiB.
 package thp
 
 // DefaultBytes is how much heap Heap asks huge pages for: more than a

@@ -10,6 +10,7 @@ import (
 const (
 	hugePage     = 2 << 20
 	madvHugePage = 14 // MADV_HUGEPAGE
+	madvPopulate = 22 // MADV_POPULATE_READ (Linux 5.14)
 )
 
 // Heap asks the kernel to back n bytes of the Go heap, the part that the
@@ -40,4 +41,22 @@ func Heap(n int) error {
 	runtime.KeepAlive(b)
 	runtime.GC()
 	return err
+}
+
+// Populate asks the kernel to map every page of b now, in one call, for
+// memory that will be read soon: file-backed memory such as the
+// executable's data is otherwise mapped by one page fault per 64 KiB
+// read, each costing microseconds on a virtual machine. The pages' contents
+// do not change. It returns the error of madvise (EINVAL before Linux 5.14),
+// in which case the pages are mapped as they are read, as before.
+func Populate(b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	start := p &^ uintptr(syscall.Getpagesize()-1) // madvise wants a page-aligned start
+	if _, _, e := syscall.Syscall(syscall.SYS_MADVISE, start, p+uintptr(len(b))-start, madvPopulate); e != 0 {
+		return e
+	}
+	return nil
 }

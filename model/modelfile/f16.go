@@ -49,6 +49,16 @@ func F32ToF16(f float32) uint16 {
 	return sign | h
 }
 
+// F32sToF16 sets dst[i] = F32ToF16(src[i]) for every i of src (dst must be
+// as long): with the CPU's conversion instruction where there is one (F16C
+// on amd64, which rounds alike), the rest with F32ToF16.
+func F32sToF16(dst []uint16, src []float32) {
+	dst = dst[:len(src)]
+	for i := kern.FloatToHalfFast(dst, src); i < len(src); i++ {
+		dst[i] = F32ToF16(src[i])
+	}
+}
+
 // F16ToF32 returns the float32 value of the binary16 bit pattern h. The
 // conversion is exact.
 func F16ToF32(h uint16) float32 { return kern.HalfFloat(h) }

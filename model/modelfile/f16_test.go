@@ -168,3 +168,25 @@ func TestF16DecodeExhaustive(t *testing.T) {
 		}
 	}
 }
+
+// TestF32sToF16 checks the slice conversion (F16C on amd64) against
+// F32ToF16 on every upper 16 bits of a float32 with lower bits that make
+// ties, near-ties and NaN payloads, at every offset of an 8-wide block (so
+// that the scalar tail is tested too).
+func TestF32sToF16(t *testing.T) {
+	var src []float32
+	for hi := range 1 << 16 {
+		for _, lo := range []uint32{0, 0x0fff, 0x1000, 0x1001, 0x1fff, 0x2000, 0x3000, 0xffff} {
+			src = append(src, math.Float32frombits(uint32(hi)<<16|lo))
+		}
+	}
+	for _, n := range []int{len(src), len(src) - 3, 7, 1, 0} {
+		dst := make([]uint16, n)
+		F32sToF16(dst, src[:n])
+		for i, h := range dst {
+			if want := F32ToF16(src[i]); h != want {
+				t.Fatalf("n %d: F32sToF16(%#08x) = %#04x, want %#04x", n, math.Float32bits(src[i]), h, want)
+			}
+		}
+	}
+}

@@ -615,6 +615,26 @@ func (l *Lazy) TensorInto(dst []float32, name string, shape ...int) error {
 	return nil
 }
 
+// Span returns the file's bytes that hold the tensors for which keep is
+// true, from the first of them to the end of the last (in file order), or
+// nil when there is none. It does not copy them: it is for asking the
+// kernel to map a part of the file before it is read (thp.Populate).
+func (l *Lazy) Span(keep func(name string) bool) []byte {
+	lo, hi := int64(-1), int64(0)
+	for i, e := range l.entries {
+		if keep(e.Name) {
+			if lo < 0 {
+				lo = e.Offset
+			}
+			hi = max(hi, e.Offset+e.Count*l.sizes[i])
+		}
+	}
+	if lo < 0 {
+		return nil
+	}
+	return l.payload[lo:hi:hi]
+}
+
 func (l *Lazy) find(name string, shape []int) (int, error) {
 	i, ok := l.index[name]
 	if !ok {

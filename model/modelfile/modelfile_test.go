@@ -587,3 +587,43 @@ func TestFloat16(t *testing.T) {
 		}
 	}
 }
+
+// TestLazySpan checks that Span returns the bytes of exactly the tensors
+// kept: one float32 tensor's span decodes to its values, a float16 one's
+// has two bytes a value, all of them reach from the first tensor to the
+// end of the last, and none gives nil.
+func TestLazySpan(t *testing.T) {
+	ts := sampleTensors()
+	for _, dt := range []DType{F32, F16} {
+		l, err := OpenBytes(encode(t, testMeta{"x", 1}, ts, dt))
+		if err != nil {
+			t.Fatal(err)
+		}
+		total := 0
+		for _, x := range ts {
+			span := l.Span(func(name string) bool { return name == x.Name })
+			size := 4
+			if l.sizes[l.index[x.Name]] == 2 {
+				size = 2
+			}
+			if len(span) != size*len(x.Data) {
+				t.Fatalf("%v %q: span of %d bytes, want %d", dt, x.Name, len(span), size*len(x.Data))
+			}
+			if size == 4 {
+				for i, v := range x.Data {
+					if got := math.Float32frombits(binary.LittleEndian.Uint32(span[4*i:])); got != v {
+						t.Fatalf("%q[%d]: span reads %v, want %v", x.Name, i, got, v)
+					}
+				}
+			}
+			total += len(span)
+		}
+		all := l.Span(func(string) bool { return true })
+		if len(all) < total || &all[0] != &l.payload[l.entries[0].Offset] {
+			t.Errorf("%v: span of all tensors has %d bytes, want at least %d from the first tensor", dt, len(all), total)
+		}
+		if s := l.Span(func(string) bool { return false }); s != nil {
+			t.Errorf("%v: span of no tensor has %d bytes, want nil", dt, len(s))
+		}
+	}
+}

@@ -4,26 +4,24 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"image"
 	"os"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
+	"github.com/heed-asr/heed/internal/chart"
 )
 
 // PlotLog draws the training curves recorded in the JSON Lines log at
-// logPath to a PNG at pngPath: training and dev loss on the left, dev CER
-// (percent) and attention sharpness on the right, against updates.
+// logPath to a 1200x450 PNG at pngPath: training and dev loss on the
+// left, dev CER (percent) and attention sharpness (percent) on the right,
+// against updates. It returns an error when the log has no training
+// records or the PNG cannot be written (it is replaced atomically).
 func PlotLog(logPath, pngPath string) error {
 	f, err := os.Open(logPath)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	var loss, devLoss, cer, sharp plotter.XYs
+	var step, loss, devStep, devLoss, cer, sharp []float64
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<16), 1<<20)
 	for sc.Scan() {
@@ -40,11 +38,13 @@ func PlotLog(logPath, pngPath string) error {
 		}
 		switch r.Kind {
 		case "train":
-			loss = append(loss, plotter.XY{X: r.Step, Y: r.Loss})
+			step = append(step, r.Step)
+			loss = append(loss, r.Loss)
 		case "dev":
-			devLoss = append(devLoss, plotter.XY{X: r.Step, Y: r.DevLoss})
-			cer = append(cer, plotter.XY{X: r.Step, Y: 100 * r.DevCER})
-			sharp = append(sharp, plotter.XY{X: r.Step, Y: 100 * r.Sharpness})
+			devStep = append(devStep, r.Step)
+			devLoss = append(devLoss, r.DevLoss)
+			cer = append(cer, 100*r.DevCER)
+			sharp = append(sharp, 100*r.Sharpness)
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -53,30 +53,44 @@ func PlotLog(logPath, pngPath string) error {
 	if len(loss) == 0 {
 		return fmt.Errorf("%s: no training records to plot", logPath)
 	}
-	left := plot.New()
-	left.Title.Text = "loss per character"
-	left.X.Label.Text = "update"
-	if err := addLines(left, "train", loss, "dev", devLoss); err != nil {
-		return err
-	}
-	right := plot.New()
-	right.Title.Text = "dev: CER % and sharpness %"
-	right.X.Label.Text = "update"
-	if err := addLines(right, "CER", cer, "sharpness", sharp); err != nil {
-		return err
-	}
-	const w, h = 12 * vg.Inch, 4.5 * vg.Inch
-	img := vgimg.New(w, h)
-	dc := draw.New(img)
-	tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 4, PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2}
-	left.Draw(tiles.At(dc, 0, 0))
-	right.Draw(tiles.At(dc, 0, 1))
+
+	const w, h = 1200, 450
+	c := chart.New(w, h)
+	trainStyle := chart.Style{Color: chart.Colors[0]}
+	devStyle := chart.Style{Color: chart.Colors[1], Width: 2}
+	left := c.Panel(image.Rect(0, 0, w/2, h))
+	left.Title = "loss per character"
+	left.XLabel = "update"
+	left.YLabel = "loss"
+	left.XMin, left.XMax = chart.Extent(step, devStep)
+	left.YMin, left.YMax = padded(chart.Extent(loss, devLoss))
+	left.Line(step, loss, trainStyle)
+	left.Line(devStep, devLoss, devStyle)
+	left.Dots(devStep, devLoss, 2, devStyle.Color)
+	left.Legend(1, 0, chart.LegendItem{Name: "train", Style: trainStyle}, chart.LegendItem{Name: "dev", Style: devStyle})
+	left.Axes()
+
+	cerStyle := chart.Style{Color: chart.Colors[1], Width: 2}
+	sharpStyle := chart.Style{Color: chart.Colors[2], Width: 2}
+	right := c.Panel(image.Rect(w/2, 0, w, h))
+	right.Title = "dev: CER % and sharpness %"
+	right.XLabel = "update"
+	right.YLabel = "percent"
+	right.XMin, right.XMax = left.XMin, left.XMax
+	right.YMin, right.YMax = padded(chart.Extent(cer, sharp))
+	right.Line(devStep, cer, cerStyle)
+	right.Line(devStep, sharp, sharpStyle)
+	right.Dots(devStep, cer, 2, cerStyle.Color)
+	right.Dots(devStep, sharp, 2, sharpStyle.Color)
+	right.Legend(1, 0, chart.LegendItem{Name: "CER", Style: cerStyle}, chart.LegendItem{Name: "sharpness", Style: sharpStyle})
+	right.Axes()
+
 	tmp := pngPath + ".tmp"
 	out, err := os.Create(tmp)
 	if err != nil {
 		return err
 	}
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(out); err != nil {
+	if err := c.WritePNG(out); err != nil {
 		out.Close()
 		os.Remove(tmp)
 		return err
@@ -88,16 +102,9 @@ func PlotLog(logPath, pngPath string) error {
 	return os.Rename(tmp, pngPath)
 }
 
-func addLines(p *plot.Plot, name1 string, xy1 plotter.XYs, name2 string, xy2 plotter.XYs) error {
-	var args []any
-	if len(xy1) > 0 {
-		args = append(args, name1, xy1)
-	}
-	if len(xy2) > 0 {
-		args = append(args, name2, xy2)
-	}
-	if len(args) == 0 {
-		return nil
-	}
-	return plotutil.AddLines(p, args...)
+// padded widens the range lo..hi by 5% either way so that lines keep off
+// the frame.
+func padded(lo, hi float64) (float64, float64) {
+	d := 0.05 * (hi - lo)
+	return lo - d, hi + d
 }
