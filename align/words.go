@@ -116,6 +116,7 @@ func AlignText(txt *normalize.Text, att []float32, T int, opts Options) ([]Word,
 		shrinkToSegmentation(spoken, chars, opts.Seg, opts.FrameSec, opts.Offset)
 		dropSkipped(spoken, chars, opts.Seg, opts.FrameSec, opts.Offset)
 	}
+	soundless := false // the audio holds no level contrast: no speech
 	if opts.Samples != nil && opts.Rate > 0 {
 		before := make([][2]float64, len(spoken))
 		for k, w := range spoken {
@@ -132,6 +133,7 @@ func AlignText(txt *normalize.Text, att []float32, T int, opts Options) ([]Word,
 		}
 		refine(spoken, opts.Samples, opts.Rate, gaps)
 		contrast := levelContrast(opts.Samples, opts.Rate)
+		soundless = contrast < MinSoundContrast
 		for k, w := range spoken {
 			ev[k].Moved = math.Max(math.Abs(w.Start-before[k][0]), math.Abs(w.End-before[k][1]))
 			ev[k].Contrast = contrast
@@ -155,9 +157,27 @@ func AlignText(txt *normalize.Text, att []float32, T int, opts Options) ([]Word,
 			}
 		}
 	}
+	if soundless {
+		// Nothing in this audio rises above its floor (digital silence, a
+		// steady tone or hum): no word can have been placed by its sound,
+		// however sure the paths were (they agree on silence, and the
+		// refinement finds no pause to move an edge to).
+		for i := range spoken {
+			if spoken[i].Status != StatusInterpolated {
+				spoken[i].Confidence, spoken[i].Status = 0, StatusUncertain
+			}
+		}
+	}
 	Interpolate(spoken, opts.MinConfidence, 0, float64(T)*opts.FrameSec)
 	return TokenWords(txt, spoken), nil
 }
+
+// MinSoundContrast is the least level contrast (dB, levelContrast: the
+// 99th against the 10th percentile of the 5 ms frames) of audio that a
+// word can be placed in by its sound. Digital silence has none, a steady
+// tone or white noise a few dB; the dev sets' speech has 10 dB or more
+// (espeak-ng at 10 dB SNR), and pink noise alone about 9.
+const MinSoundContrast = 6.0
 
 // FromSegmentation gives every spoken word (one per word of chars) that is
 // StatusInterpolated the times the CTC segmentation seg gave it (encoder

@@ -31,7 +31,10 @@ interpolated between its neighbours), and the times of its characters.
 The confidence is calibrated on dev sets with gold times: under 0.5 says
 the word is likely more than 100 ms off (README: "Word confidence"). When fewer than half of the
 words could be aligned, a warning on standard error names the file and the
-share placed (also in the JSON as "aligned_share").
+share placed (also in the JSON as "aligned_share"); another says so when no
+word of the transcript has a letter the model spells (a-z and '). Audio
+with no level contrast (digital silence, a steady tone) holds no speech:
+every word placed in it gets confidence 0.
 
 Ordinary written text is fine: numbers, currency, ordinals, years, times,
 percentages and common abbreviations are read as spoken words for the
@@ -112,7 +115,10 @@ a second, exit status 1, and leaves -o and --plot files as they were.`,
 					share = float64(placed) / float64(spoken)
 				}
 				res.AlignedShare = &share
-				if share < minAlignedShare {
+				if spoken == 0 && len(words) > 0 {
+					fmt.Fprintf(e.Stderr, "heed: warning: %s: none of its %d words has a letter the model spells (a-z and '); all were interpolated, not aligned to %s\n",
+						args[1], len(words), args[0])
+				} else if share < minAlignedShare {
 					fmt.Fprintf(e.Stderr, "heed: warning: %s: only %d of %d words (%.0f%%) could be placed in %s; the transcript may not match the audio, or the audio may hold no speech\n",
 						args[1], placed, spoken, 100*share, args[0])
 				}
