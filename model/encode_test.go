@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/heed-asr/heed/internal/kern"
 )
 
 // TestBatchEncoder checks BatchEncoder.Encode against Encode utterance by
@@ -11,8 +13,25 @@ import (
 // rounding), with an empty utterance among them and the workspace reused for
 // a second batch; AddKeys must then give Encode's keys. EncodeCTC must give
 // Encode's outputs bit for bit, also when its pooled scratch is reused for
-// an utterance of another length.
+// an utterance of another length. With bfloat16 products (encoderBF16, on
+// a CPU that has them) the tolerances are those of 8-bit significands.
 func TestBatchEncoder(t *testing.T) {
+	defer func(v bool) { encoderBF16 = v }(encoderBF16)
+	for _, bf16 := range []bool{false, true} {
+		if bf16 && !kern.HaveBF16() {
+			t.Log("no AVX512_BF16: bfloat16 encoder not tested")
+			continue
+		}
+		encoderBF16 = bf16
+		t.Run(map[bool]string{false: "float32", true: "bfloat16"}[bf16], func(t *testing.T) { testBatchEncoder(t, bf16) })
+	}
+}
+
+func testBatchEncoder(t *testing.T, bf16 bool) {
+	tolH, tolLP := 1e-5, 1e-4
+	if bf16 {
+		tolH, tolLP = 2e-2, 5e-2
+	}
 	cfg := DefaultConfig()
 	m := NewNet(InitParams[float32](cfg, 3))
 	r := rand.New(rand.NewPCG(5, 6))
@@ -47,11 +66,11 @@ func TestBatchEncoder(t *testing.T) {
 			if g.T != want.T || g.Vhb != nil {
 				t.Fatalf("utterance %d: T %d (want %d), keys %v", i, g.T, want.T, g.Vhb != nil)
 			}
-			near("H", g.H, want.H, 1e-5)
-			near("CTCLogProbs", g.CTCLogProbs, want.CTCLogProbs, 1e-4)
+			near("H", g.H, want.H, tolH)
+			near("CTCLogProbs", g.CTCLogProbs, want.CTCLogProbs, tolLP)
 			if g.T > 0 {
 				m.AddKeys(g)
-				near("Vhb", g.Vhb, want.Vhb, 1e-4)
+				near("Vhb", g.Vhb, want.Vhb, tolLP)
 			}
 			c := m.EncodeCTC(feats[i], f)
 			near("EncodeCTC H", c.H, want.H, 0)

@@ -20,7 +20,9 @@
 //
 // Environment: GOMAXPROCS=N uses at most N cores; HEED_THP=0 stops heed
 // asking Linux for transparent huge pages for the first 64 MiB of its heap
-// (see internal/thp).
+// (see internal/thp); HEED_BF16=0 keeps the encoder of long alignments in
+// float32 where the CPU has AVX512_BF16 (bfloat16 products by default
+// there; see kern.MatMulBF16).
 //
 // Exit status: 0 on success, 1 when an input failed, 2 on a usage error.
 package main
@@ -230,6 +232,9 @@ func printUsage(w io.Writer) {
 	fmt.Fprintf(w, "  GOMAXPROCS=N  use at most N cores (default: all)\n")
 	fmt.Fprintf(w, "  HEED_THP=0    do not ask Linux for transparent huge pages for heed's memory\n")
 	fmt.Fprintf(w, "                (asked for by default: far fewer page faults at start-up)\n")
+	fmt.Fprintf(w, "  HEED_BF16=0   keep the encoder of long alignments in float32 (by default it\n")
+	fmt.Fprintf(w, "                multiplies in bfloat16 where the CPU has AVX512_BF16: faster,\n")
+	fmt.Fprintf(w, "                the same alignments to within rounding)\n")
 }
 
 // interrupted rewrites the context's "context canceled" at the end of err

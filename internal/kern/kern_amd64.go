@@ -458,3 +458,17 @@ func halfToFloatFast(dst []float32, src []uint16) int {
 	halfToFloat8(&dst[0], &src[0], n)
 	return n
 }
+
+// bf16Kernel6x32 is MatMulBF16's micro-kernel (bf16_amd64.s): C (6×32,
+// row stride ldc) = A·B, or += with acc, over kp pairs of k.
+//
+//go:noescape
+func bf16Kernel6x32(kp int, a *uint32, b *uint32, c *float32, ldc int, acc bool)
+
+// bf16Kernel is bf16Kernel6x32 where the CPU has AVX512_BF16, else nil.
+var bf16Kernel = func() func(kp int, a, b *uint32, c *float32, ldc int, acc bool) {
+	if cpu.X86.HasAVX512F && cpu.X86.HasAVX512BF16 {
+		return bf16Kernel6x32
+	}
+	return nil
+}()
