@@ -95,6 +95,7 @@ func (q *gruPacked[F]) packBF16(p *GRUParams[F]) {
 }
 
 func (q *gruPacked[F]) pack(w []F, out, in int) {
+	q.ih16, q.hh16 = nil, nil // float32 products from here on
 	q.fwd.PackNT(w, out, in)
 	q.bwd.PackNN(w, out, in)
 }
