@@ -265,7 +265,7 @@ func MonotonicPath(att []float32, L, T int, opts PathOptions) []Span {
 // scorer computes per-frame log scores of all rows.
 type scorer struct {
 	att, ctc, prior *fineMatrix
-	floor           float64
+	floor, logFloor float64
 	ctcWeight       float64
 	buf             []float64
 }
@@ -273,6 +273,7 @@ type scorer struct {
 func newScorer(att []float32, L, T int, opts PathOptions) *scorer {
 	up := opts.upsample()
 	s := &scorer{att: newFineLT(att, L, T, up), floor: opts.floor(), ctcWeight: opts.CTCWeight}
+	s.logFloor = math.Log(s.floor)
 	if opts.CTC != nil && opts.CTCWeight != 0 {
 		s.ctc = &fineMatrix{tl: opts.CTC, L: L, T: T, up: up}
 	}
@@ -287,12 +288,12 @@ func newScorer(att []float32, L, T int, opts PathOptions) *scorer {
 func (s *scorer) column(dst []float64, f int) {
 	s.att.column(dst, f, true)
 	for l, v := range dst {
-		dst[l] = math.Log(math.Max(v, s.floor))
+		dst[l] = s.log(v)
 	}
 	if s.ctc != nil {
 		s.ctc.column(s.buf, f, false)
 		for l, v := range s.buf {
-			dst[l] += s.ctcWeight * math.Log(math.Max(v, s.floor))
+			dst[l] += s.ctcWeight * s.log(v)
 		}
 	}
 	if s.prior != nil {
@@ -301,6 +302,15 @@ func (s *scorer) column(dst []float64, f int) {
 			dst[l] += v
 		}
 	}
+}
+
+// log returns log(max(v, floor)); most of an attention column is at the
+// floor, whose logarithm is kept.
+func (s *scorer) log(v float64) float64 {
+	if v <= s.floor {
+		return s.logFloor
+	}
+	return math.Log(v)
 }
 
 // pathScore returns the objective of MonotonicPath for given spans.

@@ -32,6 +32,22 @@ func BF16(f float32) uint16 {
 	return uint16((b + 0x7fff + (b>>16)&1) >> 16)
 }
 
+// bf16Pairs sets dst[q] to the bfloat16 values of src[2q] (low half) and
+// src[2q+1] (high half, zero past the end of an odd src) for q <
+// (len(src)+1)/2.
+func bf16Pairs(dst []uint32, src []float32) {
+	n := len(src)
+	dst = dst[:(n+1)/2]
+	for i := bf16PairsFast(dst, src); i < n; i += 2 {
+		lo := uint32(BF16(src[i]))
+		var hi uint32
+		if i+1 < n {
+			hi = uint32(BF16(src[i+1]))
+		}
+		dst[i/2] = lo | hi<<16
+	}
+}
+
 // PackedBF16 holds B (k×n) rounded to bfloat16 and packed for the
 // micro-kernel: panels of 32 columns, each holding, for every pair of k,
 // the 32 columns' two values in one 32-bit word (the even k in the low
@@ -49,23 +65,24 @@ func (p *PackedBF16) PackNT(w []float32, n, k int) {
 	p.k, p.n, p.kp = k, n, (k+1)/2
 	panels := ceilDiv(n, bf16NR)
 	p.p = make([]uint32, panels*p.kp*bf16NR)
+	if p.kp == 0 {
+		return
+	}
+	pairs := make([]uint32, p.kp)
 	for j := range n {
-		row := w[j*k : j*k+k]
-		panel := p.p[(j/bf16NR)*p.kp*bf16NR:]
-		for q := range p.kp {
-			lo := uint32(BF16(row[2*q]))
-			var hi uint32
-			if 2*q+1 < k {
-				hi = uint32(BF16(row[2*q+1]))
-			}
-			panel[q*bf16NR+j%bf16NR] = lo | hi<<16
+		bf16Pairs(pairs, w[j*k:j*k+k])
+		panel := p.p[(j/bf16NR)*p.kp*bf16NR+j%bf16NR:]
+		for q, v := range pairs {
+			panel[q*bf16NR] = v
 		}
 	}
 }
 
-// bf16Buf is MatMulBF16's workspace: A's block in pairs and a tile.
+// bf16Buf is MatMulBF16's workspace: A's block in pairs, one row of A in
+// pairs and a tile.
 type bf16Buf struct {
 	a    []uint32
+	row  []uint32
 	tile [bf16MR * bf16NR]float32
 }
 
@@ -91,6 +108,9 @@ func MatMulBF16(c, a []float32, p *PackedBF16, m int, acc bool) {
 	}
 	buf := bf16Pool.Get().(*bf16Buf)
 	defer bf16Pool.Put(buf)
+	if cap(buf.row) < kp {
+		buf.row = make([]uint32, kp)
+	}
 	const block = 96 // rows of A packed at a time: 16 tiles
 	for ic := 0; ic < m; ic += block {
 		mc := min(block, m-ic)
@@ -109,12 +129,10 @@ func MatMulBF16(c, a []float32, p *PackedBF16, m int, acc bool) {
 					}
 					continue
 				}
-				row := a[i*k : i*k+k]
-				for q := 0; q < k/2; q++ {
-					at[q*bf16MR+r] = uint32(BF16(row[2*q])) | uint32(BF16(row[2*q+1]))<<16
-				}
-				if k%2 == 1 {
-					at[(kp-1)*bf16MR+r] = uint32(BF16(row[k-1]))
+				pairs := buf.row[:kp]
+				bf16Pairs(pairs, a[i*k:i*k+k])
+				for q, v := range pairs {
+					at[q*bf16MR+r] = v
 				}
 			}
 		}

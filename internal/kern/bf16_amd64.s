@@ -115,3 +115,43 @@ write:
 	ADDQ R8, DX
 	VZEROUPPER
 	RET
+
+// func bf16Pairs16(dst *uint32, src *float32, n int)
+// dst[q] = BF16(src[2q]) | BF16(src[2q+1])<<16 for q < n/16·8: 16 floats
+// at a time rounded to nearest even in integer lanes, b + 0x7fff +
+// (b>>16 & 1), their top halves packed by VPMOVDW (the even k lands in a
+// pair's low half); a NaN becomes its top half with the quiet bit set, as
+// in BF16.
+TEXT ·bf16Pairs16(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $4, CX
+	JZ   pairsdone
+	MOVL         $1, AX
+	VPBROADCASTD AX, Z5
+	MOVL         $0x7fff, AX
+	VPBROADCASTD AX, Z6
+	MOVL         $0x40, AX
+	VPBROADCASTD AX, Z7
+
+pairsloop:
+	VMOVDQU32 (SI), Z0
+	VPSRLD    $16, Z0, Z1    // b>>16
+	VPANDD    Z5, Z1, Z2     // its last bit
+	VPADDD    Z6, Z0, Z3     // b + 0x7fff
+	VPADDD    Z2, Z3, Z3     // + (b>>16 & 1)
+	VPSRLD    $16, Z3, Z3    // rounded
+	VCMPPS    $3, Z0, Z0, K1 // unordered: NaN
+	VPORD     Z7, Z1, Z1     // NaN: b>>16 | 0x40
+	VMOVDQA32 Z1, K1, Z3
+	VPMOVDW   Z3, Y4
+	VMOVDQU   Y4, (DI)
+	ADDQ      $64, SI
+	ADDQ      $32, DI
+	DECQ      CX
+	JNZ       pairsloop
+	VZEROUPPER
+
+pairsdone:
+	RET

@@ -71,3 +71,39 @@ func TestMatMulBF16(t *testing.T) {
 		}
 	}
 }
+
+// TestBF16Pairs compares bf16Pairs (the AVX-512 lanes where present) with
+// BF16 element by element: random values, ties, NaN, infinities, float32
+// subnormals, and lengths around the 16-float step, odd ones included.
+func TestBF16Pairs(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	special := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)),
+		float32(math.NaN()), math.Float32frombits(0x7f800001), math.Float32frombits(0xffc00001),
+		math.Float32frombits(0x3f808000), math.Float32frombits(0x3f818000), math.Float32frombits(0x0000ffff),
+		math.Float32frombits(0x7f7fffff)}
+	for _, n := range []int{0, 1, 2, 15, 16, 17, 31, 32, 33, 100, 641} {
+		src := make([]float32, n)
+		for i := range src {
+			if i%5 == 0 {
+				src[i] = special[rng.Intn(len(special))]
+			} else {
+				src[i] = math.Float32frombits(rng.Uint32())
+			}
+		}
+		dst := make([]uint32, (n+1)/2+1)
+		dst[len(dst)-1] = 0xdeadbeef
+		bf16Pairs(dst, src)
+		for q := range (n + 1) / 2 {
+			want := uint32(BF16(src[2*q]))
+			if 2*q+1 < n {
+				want |= uint32(BF16(src[2*q+1])) << 16
+			}
+			if dst[q] != want {
+				t.Fatalf("n=%d: pair %d of %#08x %#08x = %#08x, want %#08x", n, q, math.Float32bits(src[2*q]), math.Float32bits(src[min(2*q+1, n-1)]), dst[q], want)
+			}
+		}
+		if dst[len(dst)-1] != 0xdeadbeef {
+			t.Fatalf("n=%d: wrote past the pairs", n)
+		}
+	}
+}

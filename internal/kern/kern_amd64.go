@@ -465,6 +465,24 @@ func halfToFloatFast(dst []float32, src []uint16) int {
 //go:noescape
 func bf16Kernel6x32(kp int, a *uint32, b *uint32, c *float32, ldc int, acc bool)
 
+// bf16Pairs16 sets dst[q] = BF16(src[2q]) | BF16(src[2q+1])<<16 for q <
+// n/16·8 (bf16_amd64.s; AVX-512F).
+//
+//go:noescape
+func bf16Pairs16(dst *uint32, src *float32, n int)
+
+// bf16PairsFast does the part of bf16Pairs that bf16Pairs16 can: it
+// returns how many elements of src (a multiple of 16) it converted.
+func bf16PairsFast(dst []uint32, src []float32) int {
+	n := len(src) &^ 15
+	if n == 0 || !cpu.X86.HasAVX512F {
+		return 0
+	}
+	_ = dst[n/2-1]
+	bf16Pairs16(&dst[0], &src[0], n)
+	return n
+}
+
 // bf16Kernel is bf16Kernel6x32 where the CPU has AVX512_BF16, else nil.
 var bf16Kernel = func() func(kp int, a, b *uint32, c *float32, ldc int, acc bool) {
 	if cpu.X86.HasAVX512F && cpu.X86.HasAVX512BF16 {
