@@ -47,6 +47,7 @@ type attStep[F kern.Float] struct {
 // attScratch is per-call scratch for attention forward and backward.
 type attScratch[F kern.Float] struct {
 	ws   []F // (A)
+	wv   []F // (A) ws + one frame's key
 	e    []F // (rows) energies / their gradient
 	dpre []F // (rows, A)
 	dFe  []F // (rows, F)
@@ -65,6 +66,7 @@ func attentionForward[F kern.Float](c *attStep[F], sc *attScratch[F], p *Params[
 	c.Fe = grow(c.Fe, rows*nf)
 	c.Th = grow(c.Th, rows*A)
 	sc.ws = grow(sc.ws, A)
+	sc.wv = grow(sc.wv, A)
 	sc.e = grow(sc.e, rows)
 	// ws = W s.
 	linear(sc.ws, s, p.AttW, nil, hW, 1, D, A)
@@ -74,10 +76,8 @@ func attentionForward[F kern.Float](c *attStep[F], sc *attScratch[F], p *Params[
 	// pre_j = U f_j + W s + (V h_j + b); Th = tanh(pre).
 	for j := 0; j < rows; j++ {
 		row := c.Th[j*A : j*A+A]
-		vrow := vhb[(lo+j)*A : (lo+j+1)*A]
-		for k := range row {
-			row[k] += sc.ws[k] + vrow[k]
-		}
+		kern.Add(sc.wv, sc.ws, vhb[(lo+j)*A:(lo+j+1)*A])
+		kern.Add(row, row, sc.wv)
 	}
 	kern.Tanh(c.Th, c.Th)
 	// e_j = w · Th_j.
