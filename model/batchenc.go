@@ -84,12 +84,20 @@ type gruPacked[F kern.Float] struct {
 // the dev sets (README, eleventh speed pass).
 var encoderBF16 = kern.HaveBF16() && os.Getenv("HEED_BF16") != "0"
 
-// packBF16 packs the direction's weights for bfloat16 inference, once.
-func (q *gruPacked[F]) packBF16(p *GRUParams[F]) {
+// packBF16 packs the direction's weights for bfloat16 inference, once:
+// from their binary16 copies hw when it is not nil (a frozen network's,
+// whose float32 matrices are then never widened), else from p's float32
+// matrices.
+func (q *gruPacked[F]) packBF16(p *GRUParams[F], hw *gruHalf) {
 	if q.ih16 != nil {
 		return
 	}
 	q.ih16, q.hh16 = new(kern.PackedBF16), new(kern.PackedBF16)
+	if hw != nil {
+		q.ih16.PackHalf(hw.wih)
+		q.hh16.PackHalf(hw.whh)
+		return
+	}
 	q.ih16.PackNT(any(p.WIh).([]float32), 3*p.H, p.In)
 	q.hh16.PackNT(any(p.WHh).([]float32), 3*p.H, p.H)
 }
@@ -241,6 +249,7 @@ type encBatch[F kern.Float] struct {
 	Masks   [][]F // (rows, 2H) dropout mask after layer l, as in encCache
 	In      [][]F // (rows, 2H)
 	rec     [][2]gruPacked[F]
+	half    [][2]gruHalf // binary16 weights to pack the bfloat16 products from (BatchEncoder), or nil
 	dropout bool
 	dY, dIn []F
 }
@@ -285,7 +294,11 @@ func encoderBatchForward[F kern.Float](c *encBatch[F], p *Params[F], feats [][]F
 		for d := range 2 {
 			gp := &p.Enc[l][d]
 			if _, f32 := any(gp.WHh).([]float32); f32 && c.infer && encoderBF16 {
-				c.rec[l][d].packBF16(gp)
+				var hw *gruHalf
+				if c.half != nil {
+					hw = &c.half[l][d]
+				}
+				c.rec[l][d].packBF16(gp, hw)
 			} else {
 				c.rec[l][d].pack(gp.WHh, 3*gp.H, gp.H)
 			}

@@ -83,6 +83,17 @@ func TestFrozenSame(t *testing.T) {
 				}
 			}
 		}
+		// The batched encoder of long alignments (bfloat16 products where
+		// the CPU has them: the frozen network packs them from its binary16
+		// copies, the plain one from its float32 matrices).
+		u1, u2 := benchUtterance(cfg, 40, 1), benchUtterance(cfg, 25, 2)
+		feats, fr := [][]float32{u1.Feats, u2.Feats}, []int{u1.Frames, u2.Frames}
+		ga, gb := plain.NewBatchEncoder().Encode(feats, fr), frozen.NewBatchEncoder().Encode(feats, fr)
+		for i := range ga {
+			if sameBits(ga[i].H, gb[i].H) >= 0 || sameBits(ga[i].CTCLogProbs, gb[i].CTCLogProbs) >= 0 {
+				t.Fatalf("f16 %v: batched encoder differs on utterance %d", f16, i)
+			}
+		}
 	}
 }
 

@@ -16,6 +16,18 @@ type gruHalf struct {
 	wih, whh *kern.Half
 }
 
+// complete reports whether every encoder GRU matrix has its binary16 copy.
+func (w *encWeights) complete() bool {
+	for _, dir := range w.dir {
+		for _, g := range dir {
+			if g.wih == nil || g.whh == nil {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // encWeights are the encoder's weights as binary16 (entries nil when not
 // binary16): the GRUs' per layer and direction, the CTC head's and the
 // attention keys' V.

@@ -202,7 +202,15 @@ func (be *BatchEncoder[F]) Encode(feats [][]F, frames []int) []*EncOutput[F] {
 	}
 	c := &be.c
 	c.infer = true
-	encoderBatchForward(c, m.encoderParams(), fs, fr, nil, false)
+	if iw := m.encWeights(); encoderBF16 && iw != nil && iw.complete() {
+		// The bfloat16 products are packed from the binary16 weights:
+		// none is widened to float32 (m.P's stay unread).
+		c.half = iw.dir
+		encoderBatchForward(c, m.P, fs, fr, nil, false)
+	} else {
+		c.half = nil
+		encoderBatchForward(c, m.encoderParams(), fs, fr, nil, false)
+	}
 	H2 := cfg.EncDim()
 	for k, i := range order {
 		T := c.sb.Lens[k]

@@ -60,17 +60,33 @@ type PackedBF16 struct {
 // PackNT packs B = wᵀ for w stored (n×k): the weight (out×in) of a forward
 // product x·wᵀ.
 func (p *PackedBF16) PackNT(w []float32, n, k int) {
-	checkDims("PackedBF16", 0, k, n)
 	checkLen("PackedBF16 w", len(w), n*k)
+	p.pack(n, k, func(j int, _ []float32) []float32 { return w[j*k : j*k+k] })
+}
+
+// PackHalf packs B = wᵀ for the matrix w (n×k) held in h, from its binary16
+// values row by row: the same packs as PackNT of h.Float32(), without
+// widening the whole matrix.
+func (p *PackedBF16) PackHalf(h *Half) {
+	p.pack(h.n, h.k, func(j int, row []float32) []float32 {
+		HalfToFloat(row, h.h[j*h.k:j*h.k+h.k])
+		return row
+	})
+}
+
+// pack packs the n rows of k values that row(j, buf) returns (in buf, of
+// k floats, or elsewhere).
+func (p *PackedBF16) pack(n, k int, row func(j int, buf []float32) []float32) {
+	checkDims("PackedBF16", 0, k, n)
 	p.k, p.n, p.kp = k, n, (k+1)/2
 	panels := ceilDiv(n, bf16NR)
 	p.p = make([]uint32, panels*p.kp*bf16NR)
 	if p.kp == 0 {
 		return
 	}
-	pairs := make([]uint32, p.kp)
+	buf, pairs := make([]float32, k), make([]uint32, p.kp)
 	for j := range n {
-		bf16Pairs(pairs, w[j*k:j*k+k])
+		bf16Pairs(pairs, row(j, buf))
 		panel := p.p[(j/bf16NR)*p.kp*bf16NR+j%bf16NR:]
 		for q, v := range pairs {
 			panel[q*bf16NR] = v

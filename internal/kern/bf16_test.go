@@ -3,6 +3,7 @@ package kern
 import (
 	"math"
 	"math/rand"
+	"slices"
 	"testing"
 )
 
@@ -104,6 +105,25 @@ func TestBF16Pairs(t *testing.T) {
 		}
 		if dst[len(dst)-1] != 0xdeadbeef {
 			t.Fatalf("n=%d: wrote past the pairs", n)
+		}
+	}
+}
+
+// TestPackHalf checks that packing a Half from its binary16 values gives
+// the packs of PackNT on the widened matrix, without widening it.
+func TestPackHalf(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	for _, s := range []struct{ n, k int }{{1, 1}, {33, 7}, {96, 640}, {5, 0}} {
+		w := make([]float32, s.n*s.k)
+		for i := range w {
+			w[i] = HalfFloat(uint16(rng.Intn(0x7c00)) | uint16(rng.Intn(2))<<15) // finite binary16 values
+		}
+		h := NewHalf(w, s.n, s.k)
+		var a, b PackedBF16
+		a.PackNT(w, s.n, s.k)
+		b.PackHalf(NewHalfBits(nil, h.h, s.n, s.k))
+		if a.k != b.k || a.n != b.n || !slices.Equal(a.p, b.p) {
+			t.Errorf("%dx%d: PackHalf differs from PackNT", s.n, s.k)
 		}
 	}
 }
