@@ -428,7 +428,9 @@ func (a *Aligner) alignLong(ctx context.Context, samples []float32, txt *normali
 		offsets = append(offsets, start)
 		parts = append(parts, words)
 	}
-	return Stitch(offsets, parts), first, nil
+	words := Stitch(offsets, parts)
+	unstrand(words, txt)
+	return words, first, nil
 }
 
 // KeptBytes is about how much memory Align holds, beyond the samples

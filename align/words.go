@@ -639,3 +639,81 @@ func TokenWords(txt *normalize.Text, spoken []Word) []Word {
 	}
 	return out
 }
+
+// Strays (see unstrand): a sentence's first or last word that the
+// alignment of a long recording put against the neighbouring sentence,
+// within strayAbut seconds of it, and more than strayGap seconds away from
+// the rest of its own sentence.
+const (
+	strayGap        = 1.0
+	strayAbut       = 0.5
+	strayConfidence = 0.25 // the confidence a moved word keeps at most: no path placed it there
+)
+
+// unstrand moves the strays of a long recording's words (one Word per
+// token of txt, in order) back to their sentence: a first word into the
+// start of its sentence's next word's span, a last word into the end of
+// the previous word's span, the span shared by their characters. The
+// whole recording's CTC segmentation can find a sentence's short first
+// word ("he", "in") in the last syllable of the sentence before it,
+// seconds early, when the model hears the speaker poorly; the word then
+// lies against that sentence with a long pause, the one between the
+// sentences, after it. A reader who pauses for a second after the first
+// word of a sentence is rarer than that. The moved word becomes
+// StatusUncertain with confidence at most strayConfidence.
+func unstrand(words []Word, txt *normalize.Text) {
+	n := len(words)
+	if n != len(txt.Tokens) {
+		return
+	}
+	placed := func(k int) bool { return k >= 0 && k < n && words[k].Status != StatusInterpolated }
+	near := func(k, step int) int { // the nearest placed word from k on, stepping by step
+		for ; k >= 0 && k < n; k += step {
+			if placed(k) {
+				return k
+			}
+		}
+		return -1
+	}
+	move := func(w *Word, a, b float64) {
+		w.Start, w.End, w.Status = a, b, StatusUncertain
+		w.Confidence = math.Min(w.Confidence, strayConfidence)
+		for c := range w.Chars {
+			w.Chars[c].Start = a + (b-a)*float64(c)/float64(len(w.Chars))
+			w.Chars[c].End = a + (b-a)*float64(c+1)/float64(len(w.Chars))
+		}
+	}
+	share := func(a, b *Word) float64 { // a's share of a span a and b split by characters
+		na, nb := max(1, len(a.Chars)), max(1, len(b.Chars))
+		return float64(na) / float64(na+nb)
+	}
+	for k := 1; k+1 < n; k++ {
+		starts := txt.Tokens[k-1].Ends && !txt.Tokens[k].Ends
+		ends := txt.Tokens[k].Ends && !txt.Tokens[k-1].Ends
+		w := &words[k]
+		if !placed(k) || !starts && !ends {
+			continue
+		}
+		if starts {
+			p, q := near(k-1, -1), k+1
+			if p < 0 || !placed(q) || w.Start-words[p].End >= strayAbut || words[q].Start-w.End <= strayGap {
+				continue
+			}
+			nx := &words[q]
+			cut := nx.Start + (nx.End-nx.Start)*share(w, nx)
+			move(w, nx.Start, cut)
+			nx.Start = cut
+			clampChars(nx)
+		} else {
+			p, q := k-1, near(k+1, 1)
+			if q < 0 || !placed(p) || words[q].Start-w.End >= strayAbut || w.Start-words[p].End <= strayGap {
+				continue
+			}
+			pv := &words[p]
+			cut := pv.End - (pv.End-pv.Start)*share(w, pv)
+			move(w, cut, pv.End)
+			pv.End = cut
+			clampChars(pv)
+		}
+	}
+}

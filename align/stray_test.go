@@ -1,0 +1,68 @@
+package align
+
+import (
+	"testing"
+
+	"github.com/heed-asr/heed/align/normalize"
+)
+
+// TestUnstrand checks that a sentence's first word left against the
+// sentence before it, a pause of more than strayGap before the rest of its
+// sentence, moves into its sentence (sharing the next word's span by
+// characters) and is flagged, that a sentence's last word left against the
+// next sentence moves back the same way, and that words with no such pause
+// stay where they are.
+func TestUnstrand(t *testing.T) {
+	txt, err := normalize.Normalize("pay me some time.\nin the other country.\nhe turned and asked them.\nshe ran")
+	if err != nil {
+		t.Fatal(err)
+	}
+	word := func(s string, a, b float64) Word {
+		w := Word{Word: s, Start: a, End: b, Confidence: 0.9, Status: StatusAligned}
+		for i, r := range s {
+			d := (b - a) / float64(len(s))
+			w.Chars = append(w.Chars, Char{Char: string(r), Start: a + d*float64(i), End: a + d*float64(i+1)})
+		}
+		return w
+	}
+	words := []Word{
+		word("pay", 0.0, 0.3), word("me", 0.3, 0.5), word("some", 0.5, 0.9), word("time", 0.9, 1.2),
+		word("in", 1.2, 1.5), // stray: against "time", 2.5 s before "the"
+		word("the", 4.0, 4.5), word("other", 4.5, 5.0), word("country", 5.0, 5.6),
+		word("he", 6.5, 6.7), word("turned", 6.7, 7.1), word("and", 7.1, 7.3), word("asked", 7.3, 7.8),
+		word("them", 9.9, 10.2), // stray: 2.1 s after "asked", against "she"
+		word("she", 10.3, 10.5), word("ran", 10.5, 10.9),
+	}
+	if len(words) != len(txt.Tokens) {
+		t.Fatalf("%d words for %d tokens", len(words), len(txt.Tokens))
+	}
+	before := append([]Word(nil), words...)
+	unstrand(words, txt)
+	in, the := words[4], words[5]
+	if in.Start != 4.0 || the.End != 4.5 || in.End != the.Start || in.End <= in.Start || the.End <= the.Start {
+		t.Errorf("in %.3f-%.3f, the %.3f-%.3f: want in from 4.0 and the to 4.5, sharing the span", in.Start, in.End, the.Start, the.End)
+	}
+	if got := in.End; got < 4.19 || got > 4.21 { // 2 of 5 characters
+		t.Errorf("in ends at %.3f, want 4.2", got)
+	}
+	asked, them := words[11], words[12]
+	if asked.Start != 7.3 || them.End != 7.8 || asked.End != them.Start {
+		t.Errorf("asked %.3f-%.3f, them %.3f-%.3f: want them moved into the end of asked's span", asked.Start, asked.End, them.Start, them.End)
+	}
+	for _, w := range []Word{in, them} {
+		if w.Status != StatusUncertain || w.Confidence > strayConfidence {
+			t.Errorf("%s: status %s, confidence %.2f; want uncertain at most %.2f", w.Word, w.Status, w.Confidence, strayConfidence)
+		}
+		if w.Chars[0].Start != w.Start || w.Chars[len(w.Chars)-1].End != w.End {
+			t.Errorf("%s: characters %.3f-%.3f outside the word %.3f-%.3f", w.Word, w.Chars[0].Start, w.Chars[len(w.Chars)-1].End, w.Start, w.End)
+		}
+	}
+	for k := range words {
+		if k == 4 || k == 5 || k == 11 || k == 12 {
+			continue
+		}
+		if words[k].Start != before[k].Start || words[k].End != before[k].End || words[k].Status != before[k].Status {
+			t.Errorf("%s moved: %.3f-%.3f %s, was %.3f-%.3f %s", words[k].Word, words[k].Start, words[k].End, words[k].Status, before[k].Start, before[k].End, before[k].Status)
+		}
+	}
+}
