@@ -218,8 +218,8 @@ const tightMax = 0.5
 // when the CTC head's best path over it holds at least minHeardAlone of its
 // letters and its loudest frame is above digital silence. Before, such a
 // clip gave nothing: 6 of the 250 FSDD test digits as recorded (8 kHz; 7
-// of the corpus's 16 kHz copies), all of them decoded right or nearly so
-// when let through (TestTight). Short music that is not musical can pass
+// of the corpus's 16 kHz copies), of which 4 (6) come out right when let
+// through (TestTight). Short music that is not musical can pass
 // too: of 141 clips of 0.25-0.5 s (slices of the test music tracks of
 // bench/music.py, white, pink and brown noise, sine tones), 4 more give a
 // word than before (a digit, "it"); no noise burst or tone does.
