@@ -348,13 +348,6 @@ func hugEdges(spoken []Word, txt *normalize.Text) {
 	weak := func(k int) bool { return spoken[k].Status != StatusAligned }
 	// bound returns the end of the last word before k that is not
 	// interpolated (or 0), and the start of the first after k (or +Inf).
-	place := func(w *Word, a, b float64) {
-		w.Start, w.End, w.Status = a, b, StatusUncertain
-		for c := range w.Chars {
-			w.Chars[c].Start = a + (b-a)*float64(c)/float64(len(w.Chars))
-			w.Chars[c].End = a + (b-a)*float64(c+1)/float64(len(w.Chars))
-		}
-	}
 	dur := func(k int) float64 { return hugPerChar * float64(max(1, len(spoken[k].Chars))) }
 	for k := 0; k < n; k++ {
 		if !starts[k] || !weak(k) {
@@ -378,7 +371,7 @@ func hugEdges(spoken []Word, txt *normalize.Text) {
 		t := spoken[j].Start
 		for m := j - 1; m >= k; m-- {
 			a := math.Max(lo, t-dur(m))
-			place(&spoken[m], a, t)
+			placeUncertain(&spoken[m], a, t)
 			t = a
 		}
 	}
@@ -403,7 +396,7 @@ func hugEdges(spoken []Word, txt *normalize.Text) {
 		t := spoken[i].End
 		for m := i + 1; m <= k; m++ {
 			b := math.Min(hi, t+dur(m))
-			place(&spoken[m], t, b)
+			placeUncertain(&spoken[m], t, b)
 			t = b
 		}
 	}
@@ -426,6 +419,16 @@ func sentenceEdges(txt *normalize.Text) (starts, ends []bool) {
 		prevEnds = tok.Ends
 	}
 	return starts, ends
+}
+
+// placeUncertain puts w at [a, b], its characters sharing the span evenly,
+// as StatusUncertain: a word placed by a rule, not by a path.
+func placeUncertain(w *Word, a, b float64) {
+	w.Start, w.End, w.Status = a, b, StatusUncertain
+	for c := range w.Chars {
+		w.Chars[c].Start = a + (b-a)*float64(c)/float64(len(w.Chars))
+		w.Chars[c].End = a + (b-a)*float64(c+1)/float64(len(w.Chars))
+	}
 }
 
 // wordRanges returns the [start, end) byte ranges of the space-separated
@@ -676,12 +679,8 @@ func unstrand(words []Word, txt *normalize.Text) {
 		return -1
 	}
 	move := func(w *Word, a, b float64) {
-		w.Start, w.End, w.Status = a, b, StatusUncertain
+		placeUncertain(w, a, b)
 		w.Confidence = math.Min(w.Confidence, strayConfidence)
-		for c := range w.Chars {
-			w.Chars[c].Start = a + (b-a)*float64(c)/float64(len(w.Chars))
-			w.Chars[c].End = a + (b-a)*float64(c+1)/float64(len(w.Chars))
-		}
 	}
 	share := func(a, b *Word) float64 { // a's share of a span a and b split by characters
 		na, nb := max(1, len(a.Chars)), max(1, len(b.Chars))
