@@ -86,7 +86,8 @@ const (
 // 10th percentile is digital silence (edited, gated or glued recordings)
 // the floor is that of the sound in the pauses between the words, when there
 // is such sound 35 dB or more under the loud frames (see pauseFloor): room
-// tone there would otherwise be taken for speech. samples are the
+// tone there would otherwise be taken for speech; and each recording glued
+// between cuts whose room tone is louder is measured against its own. samples are the
 // audio the word times refer to, at rate Hz. Character times are kept inside
 // their word's.
 func Refine(words []Word, samples []float32, rate int) { refine(words, samples, rate, nil) }
@@ -337,14 +338,20 @@ func clicksBefore(quiet []bool, f, lo, minQuiet int) int {
 // silence (audio edited or glued with it between sentences), the floor is
 // that of the pauses the words' times leave (see pauseFloor), if they hold
 // any sound: otherwise noise 40 dB under the voice, next to the digital
-// silence, would be taken for speech. contrast is the level contrast (dB).
+// silence, would be taken for speech. Recordings glued between cuts of
+// digital silence (cutRegions) whose room tone next to the cuts
+// (regionFloor) lies over that floor get a threshold of their own, from
+// their room tone, where it is higher: a louder room's tone, which the
+// path may give the first word after the cut, is a pause too.
+// contrast is the level contrast (dB).
 func quietFrames(lv []float64, words []Word) (quiet []bool, contrast float64) {
 	sorted := append([]float64(nil), lv...)
 	sort.Float64s(sorted)
 	loud, floor := percentile(sorted, 0.99), percentile(sorted, 0.10)
+	glued := false
 	if floor < digitalSilence {
 		if f, ok := pauseFloor(lv, words); ok && loud-f >= minPauseContrast {
-			floor = f
+			floor, glued = f, true
 		}
 	}
 	thr := math.Max(loud-quietUnderLoud, floor+floorMargin(loud-floor))
@@ -352,7 +359,77 @@ func quietFrames(lv []float64, words []Word) (quiet []bool, contrast float64) {
 	for i, v := range lv {
 		quiet[i] = v < thr
 	}
+	if glued {
+		// Recordings glued between digital silences each keep their own
+		// room tone: one louder than the quietest is quiet too.
+		for _, r := range cutRegions(lv) {
+			f, ok := regionFloor(lv, r)
+			if !ok || f <= floor || loud-f < minPauseContrast {
+				continue
+			}
+			rt := math.Max(thr, f+floorMargin(loud-f))
+			for i := r[0]; i < r[1]; i++ {
+				quiet[i] = lv[i] < rt
+			}
+		}
+	}
 	return quiet, loud - floor
+}
+
+// minCutFrames is the shortest run of digital silence (100 ms) that
+// cutRegions takes for a cut between two recordings.
+const minCutFrames = 20
+
+// cutRegions returns the stretches [start, end) of frames (levels lv)
+// between cuts: runs of at least minCutFrames frames of digital silence.
+func cutRegions(lv []float64) [][2]int {
+	var rs [][2]int
+	start := 0
+	for f := 0; f < len(lv); {
+		if lv[f] >= digitalSilence {
+			f++
+			continue
+		}
+		g := f
+		for g < len(lv) && lv[g] < digitalSilence {
+			g++
+		}
+		if g-f >= minCutFrames {
+			if f > start {
+				rs = append(rs, [2]int{start, f})
+			}
+			start = g
+		}
+		f = g
+	}
+	if start < len(lv) {
+		rs = append(rs, [2]int{start, len(lv)})
+	}
+	return rs
+}
+
+// regionFloor returns the room tone of the recording in frames r (levels
+// lv) that cutRegions found between cuts: the median level of the
+// minFloorFrames frames after its first cut (leaving out the frame that
+// touches it) or of those before its last, whichever is lower (a recording
+// cut tight at one end may hold its voice there), and whether r is long
+// enough to measure both ends apart.
+func regionFloor(lv []float64, r [2]int) (float64, bool) {
+	f, g := r[0], r[1]
+	if g-f < 2*minFloorFrames+2 || (f == 0 && g == len(lv)) {
+		return 0, false
+	}
+	med := func(lo int) float64 {
+		return percentile(levelsAt(lv, []int{lo, lo + 1, lo + 2, lo + 3, lo + 4, lo + 5, lo + 6, lo + 7, lo + 8, lo + 9}), 0.5)
+	}
+	floor := math.Inf(1)
+	if f > 0 {
+		floor = med(f + 1)
+	}
+	if g < len(lv) {
+		floor = math.Min(floor, med(g-1-minFloorFrames))
+	}
+	return floor, true
 }
 
 // digitalSilence is the level (dBFS) under which a frame is digital

@@ -471,3 +471,42 @@ func TestRefineUnheardApart(t *testing.T) {
 		t.Errorf("without the gap: b starts %.3f, want 0.480 (the pause's end)", words[1].Start)
 	}
 }
+
+// TestRefineGluedRoomTones: two recordings glued between digital silences,
+// the first with a room tone 60 dB under the voice, the second with one
+// 37 dB under it. The path started the second recording's word at its cut,
+// over half a second of its room tone: measured against the first
+// recording's floor that tone is speech, against its own it is a pause, and
+// the word must start where its voice does.
+func TestRefineGluedRoomTones(t *testing.T) {
+	const hz = 16000
+	sec := func(s float64) int { return int(math.Round(s * hz)) }
+	rng := rand.New(rand.NewPCG(3, 14))
+	x := make([]float32, sec(4.3))
+	tone := func(from, to, sigma float64) {
+		for i := sec(from); i < sec(to); i++ {
+			x[i] = float32(sigma * rng.NormFloat64())
+		}
+	}
+	voice := func(from, to float64) {
+		v := voiced(sec(to - from))
+		for i := range v {
+			x[sec(from)+i] += v[i]
+		}
+	}
+	tone(0.3, 2.3, 0.0002) // -74 dBFS
+	voice(0.5, 1.0)        // -13.5 dBFS
+	tone(2.8, 4.0, 0.003)  // -50.5 dBFS
+	voice(3.3, 3.8)
+	words := []Word{
+		{Word: "aa", Start: 0.5, End: 1.0, Status: StatusAligned, Chars: []Char{{Char: "a", Start: 0.5, End: 0.75}, {Char: "a", Start: 0.75, End: 1.0}}},
+		{Word: "bb", Start: 2.82, End: 3.8, Status: StatusAligned, Chars: []Char{{Char: "b", Start: 2.82, End: 3.5}, {Char: "b", Start: 3.5, End: 3.8}}},
+	}
+	Refine(words, x, hz)
+	if math.Abs(words[1].Start-3.3) > 0.015 {
+		t.Errorf("second word starts at %.3f s, want 3.300 (its voice's onset)", words[1].Start)
+	}
+	if math.Abs(words[0].Start-0.5) > 0.015 || math.Abs(words[0].End-1.0) > 0.015 {
+		t.Errorf("first word %.3f..%.3f s, want 0.500..1.000", words[0].Start, words[0].End)
+	}
+}
