@@ -101,10 +101,13 @@ func Refine(words []Word, samples []float32, rate int) { refine(words, samples, 
 // where the path ended it), the second starts where a pause at its start
 // ends (else onsetLag before the path's start), and the sound between them
 // stays outside both.
-func refine(words []Word, samples []float32, rate int, gaps [][2]float64) {
+//
+// It returns the quiet frames (refineFrameSec each) it measured, nil when
+// the audio is too short to measure.
+func refine(words []Word, samples []float32, rate int, gaps [][2]float64) (quiet []bool) {
 	fl := int(float64(rate) * refineFrameSec)
 	if fl < 1 || len(samples) < 2*fl {
-		return
+		return nil
 	}
 	lv := frameLevels(samples, fl)
 	quiet, contrast := quietFrames(lv, words)
@@ -207,6 +210,7 @@ func refine(words []Word, samples []float32, rate int, gaps [][2]float64) {
 	for _, i := range idx {
 		clampChars(&words[i])
 	}
+	return quiet
 }
 
 // clampChars keeps a word's character times inside the word, in order: the

@@ -66,3 +66,31 @@ func TestUnstrand(t *testing.T) {
 		}
 	}
 }
+
+// TestFlagUnheard: of four placed words, one squeezed under minCharSec a
+// character and one laid over quiet frames only are flagged (uncertain,
+// confidence at most strayConfidence); a word with sound in its span at a
+// plausible pace keeps its status, and an interpolated one is left alone.
+func TestFlagUnheard(t *testing.T) {
+	chars := func(s string) []Char { return make([]Char, len(s)) }
+	words := []Word{
+		{Word: "heard", Start: 0.10, End: 0.50, Status: StatusAligned, Confidence: 0.9, Chars: chars("heard")},
+		{Word: "momentum", Start: 0.50, End: 0.56, Status: StatusAligned, Confidence: 0.9, Chars: chars("momentum")},
+		{Word: "pause", Start: 0.70, End: 1.00, Status: StatusAligned, Confidence: 0.8, Chars: chars("pause")},
+		{Word: "gap", Start: 1.00, End: 1.01, Status: StatusInterpolated, Chars: chars("gap")},
+	}
+	quiet := make([]bool, 240) // 1.2 s of 5 ms frames: sound until 0.6 s, then quiet
+	for f := 120; f < len(quiet); f++ {
+		quiet[f] = true
+	}
+	flagUnheard(words, quiet)
+	want := []struct {
+		status string
+		conf   float64
+	}{{StatusAligned, 0.9}, {StatusUncertain, strayConfidence}, {StatusUncertain, strayConfidence}, {StatusInterpolated, 0}}
+	for i, w := range words {
+		if w.Status != want[i].status || w.Confidence != want[i].conf {
+			t.Errorf("%s: %s %.2f, want %s %.2f", w.Word, w.Status, w.Confidence, want[i].status, want[i].conf)
+		}
+	}
+}
