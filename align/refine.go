@@ -87,9 +87,9 @@ const (
 // the floor is that of the sound in the pauses between the words, when there
 // is such sound 35 dB or more under the loud frames (see pauseFloor): room
 // tone there would otherwise be taken for speech; and each recording glued
-// between cuts whose room tone is louder is measured against its own. samples are the
-// audio the word times refer to, at rate Hz. Character times are kept inside
-// their word's.
+// between cuts whose room tone is louder is measured against its own.
+// samples are the audio the word times refer to, at rate Hz. Character
+// times are kept inside their word's.
 func Refine(words []Word, samples []float32, rate int) { refine(words, samples, rate, nil) }
 
 // refine is Refine where gaps[k], when it is a span (seconds, end after
@@ -424,7 +424,11 @@ func regionFloor(lv []float64, r [2]int) (float64, bool) {
 		return 0, false
 	}
 	med := func(lo int) float64 {
-		return percentile(levelsAt(lv, []int{lo, lo + 1, lo + 2, lo + 3, lo + 4, lo + 5, lo + 6, lo + 7, lo + 8, lo + 9}), 0.5)
+		fs := make([]int, minFloorFrames)
+		for i := range fs {
+			fs[i] = lo + i
+		}
+		return percentile(levelsAt(lv, fs), 0.5)
 	}
 	floor := math.Inf(1)
 	if f > 0 {

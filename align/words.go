@@ -195,8 +195,9 @@ func flagUnheard(words []Word, quiet []bool) {
 		}
 		short := w.End-w.Start < minCharSec*float64(len(w.Chars))
 		silent := quiet != nil
-		for f := int(w.Start / refineFrameSec); silent && f < int(math.Ceil(w.End/refineFrameSec)) && f < len(quiet); f++ {
-			silent = f < 0 || quiet[f]
+		lo, hi := max(0, int(w.Start/refineFrameSec)), min(len(quiet), int(math.Ceil(w.End/refineFrameSec)))
+		for f := lo; silent && f < hi; f++ {
+			silent = quiet[f]
 		}
 		if !short && !silent {
 			continue
