@@ -2,6 +2,7 @@ package align
 
 import (
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -424,11 +425,7 @@ func regionFloor(lv []float64, r [2]int) (float64, bool) {
 		return 0, false
 	}
 	med := func(lo int) float64 {
-		fs := make([]int, minFloorFrames)
-		for i := range fs {
-			fs[i] = lo + i
-		}
-		return percentile(levelsAt(lv, fs), 0.5)
+		return percentile(slices.Sorted(slices.Values(lv[lo:lo+minFloorFrames])), 0.5)
 	}
 	floor := math.Inf(1)
 	if f > 0 {

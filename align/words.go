@@ -199,11 +199,16 @@ func flagUnheard(words []Word, quiet []bool) {
 		for f := lo; silent && f < hi; f++ {
 			silent = quiet[f]
 		}
-		if !short && !silent {
-			continue
+		if short || silent {
+			demote(w)
 		}
-		w.Status, w.Confidence = StatusUncertain, math.Min(w.Confidence, strayConfidence)
 	}
+}
+
+// demote makes w StatusUncertain with confidence at most strayConfidence:
+// a word that no path placed where it lies.
+func demote(w *Word) {
+	w.Status, w.Confidence = StatusUncertain, math.Min(w.Confidence, strayConfidence)
 }
 
 // MinSoundContrast is the least level contrast (dB, levelContrast: the
@@ -714,7 +719,7 @@ func unstrand(words []Word, txt *normalize.Text) {
 	}
 	move := func(w *Word, a, b float64) {
 		placeUncertain(w, a, b)
-		w.Confidence = math.Min(w.Confidence, strayConfidence)
+		demote(w)
 	}
 	share := func(a, b *Word) float64 { // a's share of a span a and b split by characters
 		na, nb := max(1, len(a.Chars)), max(1, len(b.Chars))
