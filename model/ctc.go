@@ -10,12 +10,20 @@ import (
 // CTC (Graves et al. 2006) with blank = token 0 (<eos>). The extended label
 // sequence l' interleaves blanks: [∅, l1, ∅, l2, ..., lU, ∅], S = 2U+1.
 // Forward variables α_t(s) include the emission at t, backward variables
-// β_t(s) exclude it, so occupancy γ_t(s) = exp(α_t(s) + β_t(s) - log P).
-// Everything is accumulated in float64 in log space.
+// β_t(s) exclude it, so occupancy γ_t(s) = α_t(s)·β_t(s) / P.
+//
+// ctcLoss runs in float64 in the probability domain with every frame's
+// variables rescaled to sum 1 (Rabiner's scaling; log P is the sum of the
+// logs of the scales): one exp per frame and label instead of a log-add per
+// transition. Where that underflows (a frame whose reachable labels all lie
+// more than about 700 nats below its best one) it falls back to the same
+// recursions in log space (ctcLossLog).
 
 // ctcScratch holds the forward-backward tables.
 type ctcScratch struct {
 	alpha, beta []float64 // (T, S)
+	y           []float64 // (T, S) emission probabilities, each frame divided by its largest
+	z           []float64 // (T) Σ_s α_t(s)·β_t(s) of the rescaled variables
 	ext         []int     // (S)
 }
 
@@ -80,7 +88,156 @@ func ctcLoss[F kern.Float](sc *ctcScratch, dlogp, logp []F, T, V int, labels []i
 			sc.ext[s] = labels[s/2]
 		}
 	}
+	if l, ok := ctcLossScaled(sc, dlogp, logp, T, V, scale); ok {
+		return l
+	}
+	return ctcLossLog(sc, dlogp, logp, T, V, scale)
+}
+
+// ctcLossScaled is ctcLoss in the probability domain, over the extended
+// labels in sc.ext. It reports false, having added nothing, where a
+// frame's scale underflows to zero.
+func ctcLossScaled[F kern.Float](sc *ctcScratch, dlogp, logp []F, T, V int, scale float64) (float64, bool) {
 	ext := sc.ext
+	S := len(ext)
+	sc.y = grow(sc.y, T*S)
+	sc.alpha = grow(sc.alpha, T*S)
+	sc.beta = grow(sc.beta, T*S)
+	y, al, be := sc.y, sc.alpha, sc.beta
+	// skip reports whether s may be entered from s-2.
+	skip := func(s int) bool { return s >= 2 && ext[s] != 0 && ext[s] != ext[s-2] }
+
+	// y_t(s) = exp(logp_t(l'_s) - m_t), m_t the frame's largest; log P
+	// collects the m_t and the logs of the scales.
+	var logP float64
+	for t := 0; t < T; t++ {
+		row, yt := logp[t*V:(t+1)*V], y[t*S:(t+1)*S]
+		m := math.Inf(-1)
+		for _, k := range ext {
+			m = max(m, float64(row[k]))
+		}
+		blank := math.Exp(float64(row[0]) - m)
+		for s, k := range ext {
+			if k == 0 {
+				yt[s] = blank
+			} else {
+				yt[s] = math.Exp(float64(row[k]) - m)
+			}
+		}
+		logP += m
+	}
+	// normalize divides v by its sum, adds the sum's log to logP, and
+	// reports whether the sum was positive and finite.
+	normalize := func(v []float64) bool {
+		var c float64
+		for _, x := range v {
+			c += x
+		}
+		if !(c > 0) || math.IsInf(c, 0) {
+			return false
+		}
+		inv := 1 / c
+		for s := range v {
+			v[s] *= inv
+		}
+		logP += math.Log(c)
+		return true
+	}
+
+	clear(al[:S])
+	al[0] = y[0]
+	if S > 1 {
+		al[1] = y[1]
+	}
+	if !normalize(al[:S]) {
+		return 0, false
+	}
+	for t := 1; t < T; t++ {
+		prev, cur, yt := al[(t-1)*S:t*S], al[t*S:(t+1)*S], y[t*S:(t+1)*S]
+		for s := 0; s < S; s++ {
+			v := prev[s]
+			if s >= 1 {
+				v += prev[s-1]
+			}
+			if skip(s) {
+				v += prev[s-2]
+			}
+			cur[s] = v * yt[s]
+		}
+		if !normalize(cur) {
+			return 0, false
+		}
+	}
+	last := al[(T-1)*S : T*S]
+	pEnd := last[S-1]
+	if S > 1 {
+		pEnd += last[S-2]
+	}
+	if !(pEnd > 0) {
+		return 0, false
+	}
+	logP += math.Log(pEnd)
+	if dlogp == nil {
+		return -logP, true
+	}
+
+	// β rescaled per frame too; only the ratios within a frame matter for
+	// the occupancy, γ_t(s) = α_t(s)·β_t(s) / Σ_s α_t(s)·β_t(s).
+	clear(be[(T-1)*S : T*S])
+	be[(T-1)*S+S-1] = 1
+	if S > 1 {
+		be[(T-1)*S+S-2] = 1
+	}
+	sc.z = grow(sc.z, T)
+	for t := T - 1; t >= 0; t-- {
+		cur := be[t*S : (t+1)*S]
+		if t < T-1 {
+			next, yn := be[(t+1)*S:(t+2)*S], y[(t+1)*S:(t+2)*S]
+			var c float64
+			for s := 0; s < S; s++ {
+				v := next[s] * yn[s]
+				if s+1 < S {
+					v += next[s+1] * yn[s+1]
+				}
+				if s+2 < S && skip(s+2) {
+					v += next[s+2] * yn[s+2]
+				}
+				cur[s] = v
+				c += v
+			}
+			if !(c > 0) || math.IsInf(c, 0) {
+				return 0, false
+			}
+			inv := 1 / c
+			for s := range cur {
+				cur[s] *= inv
+			}
+		}
+		var z float64
+		for s, a := range al[t*S : (t+1)*S] {
+			z += a * cur[s]
+		}
+		if !(z > 0) {
+			return 0, false
+		}
+		sc.z[t] = z
+	}
+	for t := 0; t < T; t++ {
+		d := dlogp[t*V : (t+1)*V]
+		k := scale / sc.z[t]
+		for s, a := range al[t*S : (t+1)*S] {
+			if g := a * be[t*S+s]; g != 0 {
+				d[ext[s]] -= F(k * g)
+			}
+		}
+	}
+	return -logP, true
+}
+
+// ctcLossLog is ctcLoss in log space, over the extended labels in sc.ext.
+func ctcLossLog[F kern.Float](sc *ctcScratch, dlogp, logp []F, T, V int, scale float64) float64 {
+	ext := sc.ext
+	S := len(ext)
 	sc.alpha = grow(sc.alpha, T*S)
 	sc.beta = grow(sc.beta, T*S)
 	ninf := math.Inf(-1)

@@ -189,3 +189,57 @@ func logSoftmaxF64(x []float64) {
 		x[i] -= l
 	}
 }
+
+// TestCTCScaledMatchesLog checks the probability-domain recursions against
+// the log-space ones (loss and occupancies) on long random utterances, and
+// that a frame whose reachable labels lie 1,000 nats below another label of
+// the transcript falls back to log space instead of losing the utterance.
+func TestCTCScaledMatchesLog(t *testing.T) {
+	const V = 30
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, tc := range []struct {
+		T, U      int
+		underflow bool
+	}{{300, 40, false}, {120, 60, false}, {50, 0, false}, {80, 20, true}} {
+		logp := make([]float64, tc.T*V)
+		for i := 0; i < tc.T; i++ {
+			row := logp[i*V : (i+1)*V]
+			for k := range row {
+				row[k] = 4 * rng.NormFloat64()
+			}
+			logSoftmaxF64(row)
+		}
+		labels := make([]int, tc.U)
+		for i := range labels {
+			labels[i] = 1 + rng.IntN(V-2) // never V-1: the underflow case's loud token
+		}
+		if tc.underflow {
+			// The first frame can only hold a blank or the first label;
+			// the sixth label, V-1, is the frame's best.
+			labels[5] = V - 1
+			row := logp[:V]
+			for k := range row {
+				row[k] = -1000
+			}
+			row[V-1] = 0
+		}
+		var sc ctcScratch
+		dWant := make([]float64, tc.T*V)
+		want := ctcLoss(&sc, nil, logp, tc.T, V, labels, 1) // fills sc.ext
+		want = ctcLossLog(&sc, dWant, logp, tc.T, V, 0.5)
+		_, ok := ctcLossScaled(&sc, make([]float64, tc.T*V), logp, tc.T, V, 0.5)
+		if ok == tc.underflow {
+			t.Fatalf("T=%d U=%d: scaled path ok=%v, want %v", tc.T, tc.U, ok, !tc.underflow)
+		}
+		d := make([]float64, tc.T*V)
+		got := ctcLoss(&sc, d, logp, tc.T, V, labels, 0.5)
+		if math.IsInf(want, 0) || math.Abs(got-want) > 1e-9*math.Abs(want) {
+			t.Fatalf("T=%d U=%d: loss %.12g, log space %.12g", tc.T, tc.U, got, want)
+		}
+		for i := range d {
+			if math.Abs(d[i]-dWant[i]) > 1e-9 {
+				t.Fatalf("T=%d U=%d: gradient[%d] %.12g, log space %.12g", tc.T, tc.U, i, d[i], dWant[i])
+			}
+		}
+	}
+}
