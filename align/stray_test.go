@@ -10,10 +10,12 @@ import (
 // sentence before it, a pause of more than strayGap before the rest of its
 // sentence, moves into its sentence (sharing the next word's span by
 // characters) and is flagged, that a sentence's last word left against the
-// next sentence moves back the same way, and that words with no such pause
-// stay where they are.
+// next sentence moves back the same way, as does a last word more than
+// strayFar after the rest of its sentence wherever it lies, and that words
+// with no such pause, or a first word far from both sentences, stay where
+// they are.
 func TestUnstrand(t *testing.T) {
-	txt, err := normalize.Normalize("pay me some time.\nin the other country.\nhe turned and asked them.\nshe ran")
+	txt, err := normalize.Normalize("pay me some time.\nin the other country.\nhe turned and asked them.\nshe ran.\nwe went home.\nso it goes")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,6 +34,10 @@ func TestUnstrand(t *testing.T) {
 		word("he", 6.5, 6.7), word("turned", 6.7, 7.1), word("and", 7.1, 7.3), word("asked", 7.3, 7.8),
 		word("them", 9.9, 10.2), // stray: 2.1 s after "asked", against "she"
 		word("she", 10.3, 10.5), word("ran", 10.5, 10.9),
+		word("we", 12.0, 12.2), word("went", 12.2, 12.6),
+		word("home", 15.3, 15.7), // stray: 2.7 s after "went", 1.8 s before "so"
+		word("so", 17.5, 17.7),   // 1.8 s after "home", 2.3 s before "it": stays
+		word("it", 20.0, 20.2), word("goes", 20.2, 20.6),
 	}
 	if len(words) != len(txt.Tokens) {
 		t.Fatalf("%d words for %d tokens", len(words), len(txt.Tokens))
@@ -49,7 +55,11 @@ func TestUnstrand(t *testing.T) {
 	if asked.Start != 7.3 || them.End != 7.8 || asked.End != them.Start {
 		t.Errorf("asked %.3f-%.3f, them %.3f-%.3f: want them moved into the end of asked's span", asked.Start, asked.End, them.Start, them.End)
 	}
-	for _, w := range []Word{in, them} {
+	went, home := words[16], words[17]
+	if went.Start != 12.2 || home.End != 12.6 || went.End != home.Start || home.Start < 12.39 || home.Start > 12.41 {
+		t.Errorf("went %.3f-%.3f, home %.3f-%.3f: want home moved into the second half of went's span", went.Start, went.End, home.Start, home.End)
+	}
+	for _, w := range []Word{in, them, home} {
 		if w.Status != StatusUncertain || w.Confidence > strayConfidence {
 			t.Errorf("%s: status %s, confidence %.2f; want uncertain at most %.2f", w.Word, w.Status, w.Confidence, strayConfidence)
 		}
@@ -58,7 +68,7 @@ func TestUnstrand(t *testing.T) {
 		}
 	}
 	for k := range words {
-		if k == 4 || k == 5 || k == 11 || k == 12 {
+		if k == 4 || k == 5 || k == 11 || k == 12 || k == 16 || k == 17 {
 			continue
 		}
 		if words[k].Start != before[k].Start || words[k].End != before[k].End || words[k].Status != before[k].Status {

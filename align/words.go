@@ -685,9 +685,11 @@ func TokenWords(txt *normalize.Text, spoken []Word) []Word {
 // Strays (see unstrand): a sentence's first or last word that the
 // alignment of a long recording put against the neighbouring sentence,
 // within strayAbut seconds of it, and more than strayGap seconds away from
-// the rest of its own sentence.
+// the rest of its own sentence; and a last word more than strayFar seconds
+// after the rest of its sentence, wherever it lies.
 const (
 	strayGap        = 1.0
+	strayFar        = 2.0
 	strayAbut       = 0.5
 	strayConfidence = 0.25 // the confidence a moved word keeps at most: no path placed it there
 )
@@ -703,6 +705,13 @@ const (
 // sentences, after it. A reader who pauses for a second after the first
 // word of a sentence is rarer than that. The moved word becomes
 // StatusUncertain with confidence at most strayConfidence.
+//
+// A last word more than strayFar after the rest of its sentence moves back
+// too, even far from the next sentence: in the real hour "all" of "she did
+// not cry at all" lay 3.7 s late on a breath at the start of the next take.
+// A first word that far before the rest of its sentence stays: the three
+// such words in the long recordings were right, and the rest of their
+// sentence was what lay wrong.
 func unstrand(words []Word, txt *normalize.Text) {
 	n := len(words)
 	if n != len(txt.Tokens) {
@@ -744,7 +753,7 @@ func unstrand(words []Word, txt *normalize.Text) {
 			clampChars(nx)
 		} else {
 			p, q := k-1, near(k+1, 1)
-			if q < 0 || !placed(p) || words[q].Start-w.End >= strayAbut || w.Start-words[p].End <= strayGap {
+			if q < 0 || !placed(p) || w.Start-words[p].End <= strayGap || words[q].Start-w.End >= strayAbut && w.Start-words[p].End <= strayFar {
 				continue
 			}
 			pv := &words[p]
