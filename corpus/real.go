@@ -15,7 +15,7 @@ import (
 // RealClip is one recording of a real-speech source, as its upstream
 // distribution gives it: an audio file and a written transcript.
 type RealClip struct {
-	Source  string // "so762", "kathleen", "wakeword", "mfa", "precise", "audiomnist" or "commonvoice"
+	Source  string // "so762", "kathleen", "wakeword", "mfa", "precise", "audiomnist", "commonvoice" or "vctk"
 	ID      string // unique within the source
 	Path    string // the audio file (WAV, FLAC or, for Common Voice, MP3)
 	Text    string // the transcript as written upstream
@@ -443,6 +443,53 @@ func ReadAudioMNIST(dir string) ([]RealClip, error) {
 		}
 		clips = append(clips, RealClip{Source: "audiomnist", ID: spk + "/" + name, Path: w,
 			Text: digitWords[f[0][0]-'0'], Speaker: "audiomnist-" + spk, Prompt: f[0]})
+	}
+	sort.Slice(clips, func(i, j int) bool { return clips[i].ID < clips[j].ID })
+	return clips, nil
+}
+
+// ReadVCTK lists the CSTR VCTK Corpus (University of Edinburgh; ODC-By in
+// release 0.80, CC BY 4.0 in 0.92) in dir: txt/SPK/SPK_NNN.txt with its
+// recording wav48/SPK/SPK_NNN.wav (0.80) or
+// wav48_silence_trimmed/SPK/SPK_NNN_mic1.flac (0.92, whose second
+// microphone is not read). A transcript without a recording is left out
+// (0.92 lacks some), and so is a recording without a transcript. The
+// speaker is "vctk-" and SPK ("vctk-p239"); many speakers read the same
+// elicitation paragraph and rainbow passage, so a held-out set must hold
+// out speakers, not sentences. Clips are sorted by ID ("p239_001").
+func ReadVCTK(dir string) ([]RealClip, error) {
+	txts, err := filepath.Glob(filepath.Join(dir, "txt", "*", "*.txt"))
+	if err != nil {
+		return nil, err
+	}
+	if len(txts) == 0 {
+		return nil, fmt.Errorf("vctk: no txt/*/*.txt in %s", dir)
+	}
+	var clips []RealClip
+	for _, t := range txts {
+		spk := filepath.Base(filepath.Dir(t))
+		id := strings.TrimSuffix(filepath.Base(t), ".txt")
+		if !strings.HasPrefix(id, spk+"_") {
+			return nil, fmt.Errorf("vctk: %s: want txt/SPK/SPK_NNN.txt", t)
+		}
+		var path string
+		for _, p := range []string{filepath.Join(dir, "wav48", spk, id+".wav"), filepath.Join(dir, "wav48_silence_trimmed", spk, id+"_mic1.flac")} {
+			if fileExists(p) {
+				path = p
+				break
+			}
+		}
+		if path == "" {
+			continue
+		}
+		b, err := os.ReadFile(t)
+		if err != nil {
+			return nil, fmt.Errorf("vctk: %w", err)
+		}
+		clips = append(clips, RealClip{Source: "vctk", ID: id, Path: path, Text: strings.TrimSpace(string(b)), Speaker: "vctk-" + spk})
+	}
+	if len(clips) == 0 {
+		return nil, fmt.Errorf("vctk: no transcript in %s/txt has its recording under wav48/ or wav48_silence_trimmed/", dir)
 	}
 	sort.Slice(clips, func(i, j int) bool { return clips[i].ID < clips[j].ID })
 	return clips, nil

@@ -215,6 +215,34 @@ func TestReadAudioMNIST(t *testing.T) {
 	}
 }
 
+// VCTK: both releases' layouts, the first microphone of 0.92 only, a
+// transcript without its recording left out.
+func TestReadVCTK(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"txt/p239/p239_001.txt": "Please call Stella.\n", "wav48/p239/p239_001.wav": "x",
+		"txt/p239/p239_002.txt": "Ask her.", // no recording
+		"txt/p315/p315_003.txt": "Six spoons.", "wav48_silence_trimmed/p315/p315_003_mic1.flac": "x",
+		"wav48_silence_trimmed/p315/p315_003_mic2.flac": "x", "wav48/p239/p239_009.wav": "x", // no transcript
+		"speaker-info.txt": "ID AGE",
+	})
+	clips, err := ReadVCTK(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(clips) != 2 || clips[0].ID != "p239_001" || clips[0].Text != "Please call Stella." || clips[0].Speaker != "vctk-p239" ||
+		filepath.Base(clips[0].Path) != "p239_001.wav" || filepath.Base(clips[1].Path) != "p315_003_mic1.flac" || clips[1].Speaker != "vctk-p315" {
+		t.Errorf("got %+v", clips)
+	}
+	writeFiles(t, dir, map[string]string{"txt/p240/p239_004.txt": "x"})
+	if _, err := ReadVCTK(dir); err == nil {
+		t.Error("a transcript outside its speaker's folder was accepted")
+	}
+	if _, err := ReadVCTK(t.TempDir()); err == nil {
+		t.Error("an empty directory was accepted")
+	}
+}
+
 // Common Voice 1: validated sets only, audio found in the copy's layouts,
 // rows without audio left out, other columns ignored.
 func TestReadCommonVoice(t *testing.T) {

@@ -83,6 +83,8 @@ type options struct {
 	precise     string
 	audiomnist  string
 	amnistDev   int
+	vctk        string
+	vctkDev     int
 	commonvoice string
 	cvDev       float64
 
@@ -127,6 +129,8 @@ func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&o.precise, "precise", "", "import the public-domain English recordings of Mycroft's Precise-Community-Data from this `dir` (github.com/MycroftAI/Precise-Community-Data layout) into precise_train.jsonl")
 	fs.StringVar(&o.audiomnist, "audiomnist", "", "import AudioMNIST's spoken digits from this `dir` (github.com/soerenab/AudioMNIST layout) into audiomnist_train.jsonl and audiomnist_dev.jsonl")
 	fs.IntVar(&o.amnistDev, "audiomnist-dev", 6, "AudioMNIST speakers held out as audiomnist_dev.jsonl")
+	fs.StringVar(&o.vctk, "vctk", "", "import the CSTR VCTK Corpus from this `dir` (txt/ with wav48/ of release 0.80 or wav48_silence_trimmed/ of 0.92; FLAC needs flac) into vctk_train.jsonl and vctk_dev.jsonl")
+	fs.IntVar(&o.vctkDev, "vctk-dev", 10, "VCTK speakers held out as vctk_dev.jsonl (all of them when the copy has no more)")
 	fs.StringVar(&o.commonvoice, "commonvoice", "", "import the validated clips of Mozilla Common Voice's first release (CC0) from this `dir` (Common Voice 1's cv-valid-*.csv with their MP3s, and a later release's en/validated.tsv with en/clips/; needs ffmpeg) into commonvoice_train.jsonl and commonvoice_dev.jsonl")
 	fs.Float64Var(&o.cvDev, "commonvoice-dev", 0.05, "share of Common Voice sentences (every take of each) held out as commonvoice_dev.jsonl")
 	fs.IntVar(&o.realCopies, "real-copies", 2, "augmented copies of each real training clip (speed 0.85-1.15, then reverb, noise, babble, telephone, gain)")
@@ -190,8 +194,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.hours < 0 || o.noisyHours < 0 || o.devMinutes < 0 || o.jobs < 1 || o.fliteShare < 0 || o.fsddShare < 0 || o.fliteShare+o.fsddShare > 1 || o.aug < 0 || o.aug > 1 || o.devFrac <= 0 || o.devFrac >= 1 || o.testGlued < 0 {
 		return fmt.Errorf("%w: flag value out of range", errUsage)
 	}
-	if o.speechocean != "" || o.kathleen != "" || o.wakeword != "" || o.mfa != "" || o.precise != "" || o.audiomnist != "" || o.commonvoice != "" {
-		if o.realCopies < 0 || o.so762Dev < 0 || o.kathleenDev < 0 || o.kathleenDev >= 1 || o.amnistDev < 0 || o.cvDev < 0 || o.cvDev >= 1 || o.jobs < 1 {
+	if o.speechocean != "" || o.kathleen != "" || o.wakeword != "" || o.mfa != "" || o.precise != "" || o.audiomnist != "" || o.commonvoice != "" || o.vctk != "" {
+		if o.realCopies < 0 || o.so762Dev < 0 || o.kathleenDev < 0 || o.kathleenDev >= 1 || o.amnistDev < 0 || o.vctkDev < 0 || o.cvDev < 0 || o.cvDev >= 1 || o.jobs < 1 {
 			return fmt.Errorf("%w: flag value out of range", errUsage)
 		}
 		return importReal(ctx, &o, stderr)

@@ -33,7 +33,7 @@ import (
 //	DIR/kathleen_dev.jsonl   Kathleen's held-out ARCTIC prompts (whole
 //	                         prompts: every take of a held-out prompt)
 //
-// and, from -mfa D, -precise D, -audiomnist D and -commonvoice D, manifests
+// and, from -mfa D, -precise D, -audiomnist D, -commonvoice D and -vctk D, manifests
 // of their own (so that a training run can weigh them apart):
 //
 //	DIR/mfa_train.jsonl         the Montreal Forced Aligner's English test
@@ -50,6 +50,9 @@ import (
 //	                            them by a fixed hash, every take of each),
 //	                            clean only; Common Voice 1 names no speakers,
 //	                            so a voice may be in both sets
+//	DIR/vctk_train.jsonl        the CSTR VCTK Corpus (corpus.ReadVCTK)
+//	DIR/vctk_dev.jsonl          its held-out speakers (-vctk-dev of them, by
+//	                            a fixed hash order), clean only
 //
 // each training clip with -real-copies augmented copies too, and the manifests
 // of a group written only when one of its flags is given. The audio is 16 kHz
@@ -82,6 +85,8 @@ var realSets = []struct{ set, file string }{
 	{"audiomnist_dev", "audiomnist_dev.jsonl"},
 	{"commonvoice_train", "commonvoice_train.jsonl"},
 	{"commonvoice_dev", "commonvoice_dev.jsonl"},
+	{"vctk_train", "vctk_train.jsonl"},
+	{"vctk_dev", "vctk_dev.jsonl"},
 }
 
 // cvMaxSeconds is the longest Common Voice clip imported.
@@ -104,6 +109,9 @@ func wantedSets(o *options) map[string]bool {
 	}
 	if o.commonvoice != "" {
 		w["commonvoice_train"], w["commonvoice_dev"] = true, true
+	}
+	if o.vctk != "" {
+		w["vctk_train"], w["vctk_dev"] = true, true
 	}
 	return w
 }
@@ -187,7 +195,7 @@ func planReal(o *options, log io.Writer) ([]realClip, error) {
 		dir  string
 		read func(string) ([]corpus.RealClip, error)
 	}{{o.mfa, corpus.ReadMFA}, {o.precise, corpus.ReadPrecise}, {o.audiomnist, corpus.ReadAudioMNIST},
-		{o.commonvoice, corpus.ReadCommonVoice}} {
+		{o.commonvoice, corpus.ReadCommonVoice}, {o.vctk, corpus.ReadVCTK}} {
 		if src.dir == "" {
 			continue
 		}
@@ -199,6 +207,7 @@ func planReal(o *options, log io.Writer) ([]realClip, error) {
 	}
 	devSpk := so762DevSpeakers(all, o.so762Dev)
 	amnistDev := hashedSpeakers(all, o.amnistDev, func(c corpus.RealClip) bool { return c.Source == "audiomnist" })
+	vctkDev := hashedSpeakers(all, o.vctkDev, func(c corpus.RealClip) bool { return c.Source == "vctk" })
 	var out []realClip
 	for _, c := range all {
 		if err := usableText(c); err != nil {
@@ -220,7 +229,9 @@ func planReal(o *options, log io.Writer) ([]realClip, error) {
 			set = "audiomnist_dev"
 		case c.Source == "commonvoice" && heldOut("cv:"+c.Prompt, o.cvDev):
 			set = "commonvoice_dev"
-		case c.Source == "mfa" || c.Source == "precise" || c.Source == "audiomnist" || c.Source == "commonvoice":
+		case c.Source == "vctk" && vctkDev[c.Speaker]:
+			set = "vctk_dev"
+		case c.Source == "mfa" || c.Source == "precise" || c.Source == "audiomnist" || c.Source == "commonvoice" || c.Source == "vctk":
 			set = c.Source + "_train"
 		}
 		out = append(out, realClip{RealClip: c, set: set, text: s})

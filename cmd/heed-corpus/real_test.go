@@ -246,3 +246,52 @@ func TestImportCommonVoice(t *testing.T) {
 		t.Error("real_train.jsonl written although its sources were not given")
 	}
 }
+
+// VCTK: -vctk-dev whole speakers go to vctk_dev.jsonl, clean only; the
+// others to vctk_train.jsonl with their augmented copies.
+func TestImportVCTK(t *testing.T) {
+	raw := t.TempDir()
+	for i, spk := range []string{"p225", "p226", "p227"} {
+		for n := 1; n <= 2; n++ {
+			id := fmt.Sprintf("%s_%03d", spk, n)
+			tone(t, filepath.Join(raw, "wav48", spk, id+".wav"), float64(200+100*i+10*n))
+			if err := os.MkdirAll(filepath.Join(raw, "txt", spk), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(raw, "txt", spk, id+".txt"), []byte("Please call Stella.\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	out := t.TempDir()
+	var log strings.Builder
+	if err := run(context.Background(), []string{"-out", out, "-vctk", raw, "-vctk-dev", "1", "-real-copies", "1", "-jobs", "2", "-fsdd", ""}, io.Discard, &log); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	train, err := corpus.ReadManifest(filepath.Join(out, "vctk_train.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, err := corpus.ReadManifest(filepath.Join(out, "vctk_dev.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	devSpk := map[string]bool{}
+	for _, u := range dev {
+		devSpk[u.Speaker] = true
+		if u.Aug != "" || u.Source != "vctk" || u.Text != "please call stella" {
+			t.Errorf("dev utterance %+v", u)
+		}
+	}
+	if len(devSpk) != 1 || len(dev) != 2 {
+		t.Errorf("dev: %d utterances of %d speakers, want 2 of 1", len(dev), len(devSpk))
+	}
+	for _, u := range train {
+		if devSpk[u.Speaker] {
+			t.Errorf("dev speaker %s in training", u.Speaker)
+		}
+	}
+	if len(train) != 8 {
+		t.Errorf("train: %d utterances, want 8 (4 clean, 4 copies)", len(train))
+	}
+}
