@@ -118,17 +118,27 @@ func ReadSpeechOcean(dir string) ([]RealClip, error) {
 	return clips, nil
 }
 
+// globSome returns the files of dir that match pattern (slash-separated,
+// relative to dir), or an error naming source when none does.
+func globSome(source, dir, pattern string) ([]string, error) {
+	m, err := filepath.Glob(filepath.Join(dir, filepath.FromSlash(pattern)))
+	if err != nil {
+		return nil, err
+	}
+	if len(m) == 0 {
+		return nil, fmt.Errorf("%s: no %s in %s", source, pattern, dir)
+	}
+	return m, nil
+}
+
 // ReadKathleen lists rhasspy's dataset-voice-kathleen (CC0) in dir: pairs
 // data/NAME.wav and data/NAME.txt, NAME = "arctic_a0001_1592748574" (the
 // ARCTIC prompt, then a time stamp: some prompts were recorded more than
 // once). A wav without its txt is an error. Clips are sorted by ID.
 func ReadKathleen(dir string) ([]RealClip, error) {
-	wavs, err := filepath.Glob(filepath.Join(dir, "data", "*.wav"))
+	wavs, err := globSome("kathleen", dir, "data/*.wav")
 	if err != nil {
 		return nil, err
-	}
-	if len(wavs) == 0 {
-		return nil, fmt.Errorf("kathleen: no data/*.wav in %s", dir)
 	}
 	var clips []RealClip
 	for _, w := range wavs {
@@ -426,12 +436,9 @@ var digitWords = [10]string{"zero", "one", "two", "three", "four", "five", "six"
 // digit. A wav whose name does not have that form, or whose speaker part
 // differs from its folder, is an error. Clips are sorted by ID ("SS/D_SS_K").
 func ReadAudioMNIST(dir string) ([]RealClip, error) {
-	wavs, err := filepath.Glob(filepath.Join(dir, "data", "*", "*.wav"))
+	wavs, err := globSome("audiomnist", dir, "data/*/*.wav")
 	if err != nil {
 		return nil, err
-	}
-	if len(wavs) == 0 {
-		return nil, fmt.Errorf("audiomnist: no data/*/*.wav in %s", dir)
 	}
 	var clips []RealClip
 	for _, w := range wavs {
@@ -458,12 +465,9 @@ func ReadAudioMNIST(dir string) ([]RealClip, error) {
 // elicitation paragraph and rainbow passage, so a held-out set must hold
 // out speakers, not sentences. Clips are sorted by ID ("p239_001").
 func ReadVCTK(dir string) ([]RealClip, error) {
-	txts, err := filepath.Glob(filepath.Join(dir, "txt", "*", "*.txt"))
+	txts, err := globSome("vctk", dir, "txt/*/*.txt")
 	if err != nil {
 		return nil, err
-	}
-	if len(txts) == 0 {
-		return nil, fmt.Errorf("vctk: no txt/*/*.txt in %s", dir)
 	}
 	var clips []RealClip
 	for _, t := range txts {
