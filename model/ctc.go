@@ -126,22 +126,12 @@ func ctcLossScaled[F kern.Float](sc *ctcScratch, dlogp, logp []F, T, V int, scal
 		}
 		logP += m
 	}
-	// normalize divides v by its sum, adds the sum's log to logP, and
+	// normalize divides α_t by its sum, adds the sum's log to logP, and
 	// reports whether the sum was positive and finite.
 	normalize := func(v []float64) bool {
-		var c float64
-		for _, x := range v {
-			c += x
-		}
-		if !(c > 0) || math.IsInf(c, 0) {
-			return false
-		}
-		inv := 1 / c
-		for s := range v {
-			v[s] *= inv
-		}
+		c, ok := rescale(v)
 		logP += math.Log(c)
-		return true
+		return ok
 	}
 
 	clear(al[:S])
@@ -193,7 +183,6 @@ func ctcLossScaled[F kern.Float](sc *ctcScratch, dlogp, logp []F, T, V int, scal
 		cur := be[t*S : (t+1)*S]
 		if t < T-1 {
 			next, yn := be[(t+1)*S:(t+2)*S], y[(t+1)*S:(t+2)*S]
-			var c float64
 			for s := 0; s < S; s++ {
 				v := next[s] * yn[s]
 				if s+1 < S {
@@ -203,14 +192,9 @@ func ctcLossScaled[F kern.Float](sc *ctcScratch, dlogp, logp []F, T, V int, scal
 					v += next[s+2] * yn[s+2]
 				}
 				cur[s] = v
-				c += v
 			}
-			if !(c > 0) || math.IsInf(c, 0) {
+			if _, ok := rescale(cur); !ok {
 				return 0, false
-			}
-			inv := 1 / c
-			for s := range cur {
-				cur[s] *= inv
 			}
 		}
 		var z float64
@@ -232,6 +216,22 @@ func ctcLossScaled[F kern.Float](sc *ctcScratch, dlogp, logp []F, T, V int, scal
 		}
 	}
 	return -logP, true
+}
+
+// rescale divides v by its sum c and reports whether c was positive and
+// finite (v is left as it was otherwise).
+func rescale(v []float64) (c float64, ok bool) {
+	for _, x := range v {
+		c += x
+	}
+	if !(c > 0) || math.IsInf(c, 0) {
+		return c, false
+	}
+	inv := 1 / c
+	for s := range v {
+		v[s] *= inv
+	}
+	return c, true
 }
 
 // ctcLossLog is ctcLoss in log space, over the extended labels in sc.ext.
