@@ -101,6 +101,14 @@ func segWords(spoken []Word, chars string, seg *Segmentation, fn string) [][2]in
 	return ranges
 }
 
+// segState kinds: what a state's emission score is made of.
+const (
+	labelState  = iota // its label's log-probability, plus InWord
+	blankInWord        // the blank's, plus InWord
+	blankEdge          // the blank's, at least GarbageLogProb (before the first word, after the last)
+	blankSpace         // the blank's or the space's, at least GarbageLogProb (between words)
+)
+
 // segCodes: how a state was entered, 2 bits.
 const (
 	segStay = iota
@@ -163,12 +171,13 @@ func CTCSegment(logp []float32, T, V int, chars string, opts SegOptions) *Segmen
 	// What each extended label s does, worked out once (the trellis visits
 	// every state at up to T frames).
 	type segState struct {
-		emits    int32 // vocabulary entry it emits: its label, or blank
-		skipFrom int32 // state a skipped word is entered from, or -1
-		label    bool  // a label: entering it earns opts.Progress
-		from2    bool  // may be entered from s-2 (a label unlike the one before)
-		space    bool  // a blank between two words: a space scores too
-		boundary bool  // a blank at a word boundary: garbage floor, no InWord
+		emits    int32   // vocabulary entry it emits: its label, or blank
+		skipFrom int32   // state a skipped word is entered from, or -1
+		enter    float64 // earned entering it: opts.Progress for a label
+		from2    bool    // may be entered from s-2 (a label unlike the one before)
+		space    bool    // a blank between two words: a space scores too
+		boundary bool    // a blank at a word boundary: garbage floor, no InWord
+		kind     uint8   // labelState, blankInWord, blankEdge or blankSpace
 	}
 	states := make([]segState, nS)
 	skipCost := make([]float64, nS) // score of skipping the word before a state with skipFrom >= 0
@@ -177,13 +186,21 @@ func CTCSegment(logp []float32, T, V int, chars string, opts SegOptions) *Segmen
 		st.skipFrom = -1
 		k := s / 2
 		if s%2 == 1 {
-			st.emits, st.label = int32(labels[k]), true
+			st.emits, st.enter, st.kind = int32(labels[k]), opts.Progress, labelState
 			st.from2 = s >= 2 && labels[k] != labels[k-1]
 			continue
 		}
 		st.emits = model.EOS
 		st.space = k > 0 && k < K && wordAt[k] >= 0
 		st.boundary = wordAt[k] >= 0
+		switch {
+		case st.space:
+			st.kind = blankSpace
+		case st.boundary:
+			st.kind = blankEdge
+		default:
+			st.kind = blankInWord
+		}
 		if skip && s > 0 && wordAt[k] > 0 {
 			w := wordAt[k]
 			st.skipFrom = int32(2 * first[w-1])
@@ -257,45 +274,62 @@ func CTCSegment(logp []float32, T, V int, chars string, opts SegOptions) *Segmen
 			for i := n; i < band; i++ {
 				cur[i] = ninf
 			}
+			// The emission score of a blank by its kind; a label's is its
+			// log-probability plus InWord.
+			blank := float64(f[model.EOS])
+			eKind := [...]float64{
+				blankInWord: blank + opts.InWord,
+				blankEdge:   math.Max(blank, opts.GarbageLogProb),
+				blankSpace:  math.Max(math.Max(blank, space), opts.GarbageLogProb),
+			}
 			// q[i+2], q[i+1] and q[i] are the frame before's scores of
 			// states s, s-1 and s-2, for s = base+i.
 			q := prevBuf[base-pbase : base-pbase+n+2]
+			best, bestS := ninf, base
 			for i := range n {
 				st := &states[base+i]
-				enter := 0.0
-				if st.label {
-					enter = opts.Progress
-				}
 				v, code := q[i+2], byte(segStay)
-				if p := q[i+1] + enter; p > v {
+				if p := q[i+1] + st.enter; p > v {
 					v, code = p, segFrom1
 				}
 				if st.from2 {
-					if p := q[i] + enter; p > v {
+					if p := q[i] + st.enter; p > v {
 						v, code = p, segFrom2
 					}
 				}
 				if st.skipFrom >= 0 {
-					if p := prevAt(int(st.skipFrom)) + skipCost[base+i]; p > v {
-						v, code = p, segSkipWord
+					if j := int(st.skipFrom) - pbase; j >= 0 && j < band {
+						if p := prev[j] + skipCost[base+i]; p > v {
+							v, code = p, segSkipWord
+						}
 					}
 				}
 				if v == ninf {
 					cur[i] = ninf
 					continue
 				}
-				e := float64(f[st.emits])
-				if st.space {
-					e = math.Max(e, space)
-				}
-				if st.boundary {
-					e = math.Max(e, opts.GarbageLogProb)
+				var e float64
+				if st.kind == labelState {
+					e = float64(f[st.emits]) + opts.InWord // inside a word: no garbage
 				} else {
-					e += opts.InWord // inside a word: no garbage
+					e = eKind[st.kind]
 				}
-				cur[i] = v + e
-				row[i/4] |= code << (2 * (i % 4))
+				v += e
+				cur[i] = v
+				if code != segStay {
+					row[i/4] |= code << (2 * (i % 4))
+				}
+				if v > best {
+					best, bestS = v, base+i
+				}
 			}
+			lo[t] = int32(base)
+			prev, cur = cur, prev
+			prevBuf, curBuf = curBuf, prevBuf
+			if nb := bestS - band*3/4; nb > base {
+				base = min(nb, max(nS-band, 0))
+			}
+			continue
 		}
 		best, bestS := ninf, base
 		for i, v := range cur {
