@@ -175,8 +175,6 @@ func CTCSegment(logp []float32, T, V int, chars string, opts SegOptions) *Segmen
 		skipFrom int32   // state a skipped word is entered from, or -1
 		enter    float64 // earned entering it: opts.Progress for a label
 		from2    bool    // may be entered from s-2 (a label unlike the one before)
-		space    bool    // a blank between two words: a space scores too
-		boundary bool    // a blank at a word boundary: garbage floor, no InWord
 		kind     uint8   // labelState, blankInWord, blankEdge or blankSpace
 	}
 	states := make([]segState, nS)
@@ -191,12 +189,10 @@ func CTCSegment(logp []float32, T, V int, chars string, opts SegOptions) *Segmen
 			continue
 		}
 		st.emits = model.EOS
-		st.space = k > 0 && k < K && wordAt[k] >= 0
-		st.boundary = wordAt[k] >= 0
 		switch {
-		case st.space:
+		case k > 0 && k < K && wordAt[k] >= 0:
 			st.kind = blankSpace
-		case st.boundary:
+		case wordAt[k] >= 0:
 			st.kind = blankEdge
 		default:
 			st.kind = blankInWord
@@ -207,15 +203,16 @@ func CTCSegment(logp []float32, T, V int, chars string, opts SegOptions) *Segmen
 			skipCost[s] = (opts.SkipLogProb + opts.Progress) * float64(first[w]-first[w-1])
 		}
 	}
-	emit := func(f []float32, st *segState) float64 {
-		v := float64(f[st.emits])
-		if st.space {
-			v = math.Max(v, float64(f[spaceID]))
+	// blankScores returns a frame's emission scores of a blank by its
+	// kind; a label's is its log-probability plus InWord (inside a word:
+	// no garbage).
+	blankScores := func(f []float32) [blankSpace + 1]float64 {
+		blank, space := float64(f[model.EOS]), float64(f[spaceID])
+		return [...]float64{
+			blankInWord: blank + opts.InWord,
+			blankEdge:   math.Max(blank, opts.GarbageLogProb),
+			blankSpace:  math.Max(math.Max(blank, space), opts.GarbageLogProb),
 		}
-		if !st.boundary {
-			return v + opts.InWord // inside a word: no garbage
-		}
-		return math.Max(v, opts.GarbageLogProb)
 	}
 	bpw := (band + 3) / 4
 	bp := make([]byte, T*bpw)
@@ -236,6 +233,7 @@ func CTCSegment(logp []float32, T, V int, chars string, opts SegOptions) *Segmen
 	prev, cur := prevBuf[2:2+band], curBuf[2:2+band]
 	// Frame 0: start in the first blank or the first label, or skip words
 	// from the start.
+	ek0 := blankScores(logp[:V])
 	for i := range cur {
 		if i >= nS {
 			continue
@@ -250,7 +248,11 @@ func CTCSegment(logp []float32, T, V int, chars string, opts SegOptions) *Segmen
 			v, code = (opts.SkipLogProb+opts.Progress)*float64(first[wordAt[i/2]]), segSkipWord
 		}
 		if !math.IsInf(v, -1) {
-			cur[i] = v + emit(logp[:V], st)
+			e := ek0[st.kind]
+			if st.kind == labelState {
+				e = float64(logp[st.emits]) + opts.InWord
+			}
+			cur[i] = v + e
 			bp[i/4] |= code << (2 * (i % 4))
 		}
 	}
@@ -265,27 +267,25 @@ func CTCSegment(logp []float32, T, V int, chars string, opts SegOptions) *Segmen
 	}
 	base := 0
 	for t := 0; t < T; t++ {
-		if t > 0 {
+		best, bestS := ninf, base
+		if t == 0 {
+			for i, v := range cur {
+				if v > best {
+					best, bestS = v, base+i
+				}
+			}
+		} else {
 			f := logp[t*V : (t+1)*V]
-			space := float64(f[spaceID])
 			pbase = int(lo[t-1])
 			row := bp[t*bpw : (t+1)*bpw]
 			n := min(band, nS-base) // states of the band that exist
 			for i := n; i < band; i++ {
 				cur[i] = ninf
 			}
-			// The emission score of a blank by its kind; a label's is its
-			// log-probability plus InWord.
-			blank := float64(f[model.EOS])
-			eKind := [...]float64{
-				blankInWord: blank + opts.InWord,
-				blankEdge:   math.Max(blank, opts.GarbageLogProb),
-				blankSpace:  math.Max(math.Max(blank, space), opts.GarbageLogProb),
-			}
+			eKind := blankScores(f)
 			// q[i+2], q[i+1] and q[i] are the frame before's scores of
 			// states s, s-1 and s-2, for s = base+i.
 			q := prevBuf[base-pbase : base-pbase+n+2]
-			best, bestS := ninf, base
 			for i := range n {
 				st := &states[base+i]
 				v, code := q[i+2], byte(segStay)
@@ -310,7 +310,7 @@ func CTCSegment(logp []float32, T, V int, chars string, opts SegOptions) *Segmen
 				}
 				var e float64
 				if st.kind == labelState {
-					e = float64(f[st.emits]) + opts.InWord // inside a word: no garbage
+					e = float64(f[st.emits]) + opts.InWord
 				} else {
 					e = eKind[st.kind]
 				}
@@ -322,19 +322,6 @@ func CTCSegment(logp []float32, T, V int, chars string, opts SegOptions) *Segmen
 				if v > best {
 					best, bestS = v, base+i
 				}
-			}
-			lo[t] = int32(base)
-			prev, cur = cur, prev
-			prevBuf, curBuf = curBuf, prevBuf
-			if nb := bestS - band*3/4; nb > base {
-				base = min(nb, max(nS-band, 0))
-			}
-			continue
-		}
-		best, bestS := ninf, base
-		for i, v := range cur {
-			if v > best {
-				best, bestS = v, base+i
 			}
 		}
 		lo[t] = int32(base)
