@@ -89,7 +89,8 @@ const (
 // is such sound 35 dB or more under the loud frames (see pauseFloor): room
 // tone there would otherwise be taken for speech; and each recording glued
 // between cuts whose room tone is louder is measured against its own.
-// samples are the audio the word times refer to, at rate Hz. Character
+// Where the room tone is rumble, levels are measured above 100 Hz (see
+// rumbles). samples are the audio the word times refer to, at rate Hz. Character
 // times are kept inside their word's.
 func Refine(words []Word, samples []float32, rate int) { refine(words, samples, rate, nil) }
 
