@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	textnorm "github.com/heed-asr/heed/align/normalize"
 )
 
 // Word is the time span of one word of a transcript.
@@ -64,6 +66,29 @@ func (e *ManifestError) Error() string {
 }
 
 func (e *ManifestError) Unwrap() error { return e.Err }
+
+// SpokenText maps a written transcript to the model's alphabet with the
+// normaliser heed align uses, or says why it cannot: a token with letters
+// or digits but no spoken form (say, in a script the model does not spell)
+// is an error, never guessed or dropped.
+func SpokenText(written string) (string, error) {
+	t, err := textnorm.Normalize(written)
+	if err != nil {
+		return "", err
+	}
+	for _, tok := range t.Tokens {
+		if len(tok.Spoken) == 0 && strings.IndexFunc(tok.Orig, func(r rune) bool {
+			return r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 127
+		}) >= 0 {
+			return "", fmt.Errorf("token %q has no spoken form", tok.Orig)
+		}
+	}
+	s := t.String()
+	if err := CheckText(s); err != nil {
+		return "", err
+	}
+	return s, nil
+}
 
 // CheckText reports whether s is a valid spoken-form transcript: only a-z,
 // apostrophe and space, with words separated by single spaces and no

@@ -254,3 +254,24 @@ func TestValidateWrittenUTF8(t *testing.T) {
 		t.Errorf("Validate() = %v, want ErrWritten", err)
 	}
 }
+
+// SpokenText: written forms become the model's alphabet; what cannot be
+// spoken is an error.
+func TestSpokenText(t *testing.T) {
+	for in, want := range map[string]string{
+		"WE CALL IT BEAR": "we call it bear",
+		"Author of the danger trail, Philip Steels, etc.": "author of the danger trail philip steels et cetera",
+		"smart mirror": "smart mirror",
+		"It cost $5.":  "it cost five dollars",
+	} {
+		got, err := SpokenText(in)
+		if err != nil || got != want {
+			t.Errorf("SpokenText(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "日本語", "hello 日本", "..."} {
+		if got, err := SpokenText(bad); err == nil {
+			t.Errorf("SpokenText(%q) = %q, want an error", bad, got)
+		}
+	}
+}

@@ -15,7 +15,7 @@ import (
 // RealClip is one recording of a real-speech source, as its upstream
 // distribution gives it: an audio file and a written transcript.
 type RealClip struct {
-	Source  string // "so762", "kathleen", "wakeword", "mfa", "precise", "audiomnist", "commonvoice" or "vctk"
+	Source  string // "so762", "kathleen", "wakeword", "mfa", "precise", "audiomnist", "commonvoice", "vctk" or "librispeech"
 	ID      string // unique within the source
 	Path    string // the audio file (WAV, FLAC or, for Common Voice, MP3)
 	Text    string // the transcript as written upstream
@@ -497,6 +497,102 @@ func ReadVCTK(dir string) ([]RealClip, error) {
 	}
 	sort.Slice(clips, func(i, j int) bool { return clips[i].ID < clips[j].ID })
 	return clips, nil
+}
+
+// ReadLibriSpeech lists LibriSpeech (Panayotov et al. 2015, CC BY 4.0:
+// LibriVox audiobooks read by 2,484 speakers) in dir, laid out as its
+// openslr.org archives unpack: SUBSET/SPK/CHAPTER/SPK-CHAPTER.trans.txt,
+// each line "SPK-CHAPTER-NNNN TRANSCRIPT", beside SPK-CHAPTER-NNNN.flac
+// (or .wav). dir may be the LibriSpeech folder holding the subsets
+// ("test-other", "train-clean-100", ...), one subset's folder, or a folder
+// above LibriSpeech/. A transcript line without its recording is left out
+// (copies often hold part of a chapter); a malformed line is an error. The
+// speaker is "libri-" and SPK, Split the subset's name ("test-other"; ""
+// when dir is a subset's folder), the prompt the utterance ID. Clips are
+// sorted by Split, then ID.
+func ReadLibriSpeech(dir string) ([]RealClip, error) {
+	var trans []string
+	for _, pat := range []string{"*/*/*.trans.txt", "*/*/*/*.trans.txt", "LibriSpeech/*/*/*/*.trans.txt"} {
+		m, err := filepath.Glob(filepath.Join(dir, filepath.FromSlash(pat)))
+		if err != nil {
+			return nil, err
+		}
+		trans = append(trans, m...)
+	}
+	if len(trans) == 0 {
+		return nil, fmt.Errorf("librispeech: no SUBSET/SPK/CHAPTER/SPK-CHAPTER.trans.txt in %s", dir)
+	}
+	var clips []RealClip
+	for _, t := range trans {
+		chDir := filepath.Dir(t)
+		spk := filepath.Base(filepath.Dir(chDir))
+		chapter := spk + "-" + filepath.Base(chDir)
+		if filepath.Base(t) != chapter+".trans.txt" {
+			return nil, fmt.Errorf("librispeech: %s: want SPK/CHAPTER/SPK-CHAPTER.trans.txt", t)
+		}
+		split := ""
+		if sub := filepath.Base(filepath.Dir(filepath.Dir(chDir))); strings.HasPrefix(sub, "train-") || strings.HasPrefix(sub, "dev-") || strings.HasPrefix(sub, "test-") {
+			split = sub
+		}
+		b, err := os.ReadFile(t)
+		if err != nil {
+			return nil, fmt.Errorf("librispeech: %w", err)
+		}
+		lines, err := ParseLibriTrans(b, chapter)
+		if err != nil {
+			return nil, fmt.Errorf("librispeech: %s:%w", t, err)
+		}
+		for _, l := range lines {
+			path := ""
+			for _, ext := range []string{".flac", ".wav"} {
+				if p := filepath.Join(chDir, l.ID+ext); fileExists(p) {
+					path = p
+					break
+				}
+			}
+			if path == "" {
+				continue
+			}
+			clips = append(clips, RealClip{Source: "librispeech", ID: l.ID, Path: path, Text: l.Text,
+				Speaker: "libri-" + spk, Prompt: l.ID, Split: split})
+		}
+	}
+	if len(clips) == 0 {
+		return nil, fmt.Errorf("librispeech: no transcript line in %s has its .flac or .wav beside it", dir)
+	}
+	sort.Slice(clips, func(i, j int) bool {
+		if clips[i].Split != clips[j].Split {
+			return clips[i].Split < clips[j].Split
+		}
+		return clips[i].ID < clips[j].ID
+	})
+	return clips, nil
+}
+
+// LibriLine is one line of a LibriSpeech SPK-CHAPTER.trans.txt.
+type LibriLine struct{ ID, Text string }
+
+// ParseLibriTrans parses a LibriSpeech chapter's transcript file: lines
+// "SPK-CHAPTER-NNNN TRANSCRIPT" (CRLF and blank lines tolerated), every ID
+// the given chapter ("SPK-CHAPTER") and a number, followed by a non-empty
+// text without control characters. An
+// error names the line: "N: ...".
+func ParseLibriTrans(b []byte, chapter string) ([]LibriLine, error) {
+	var out []LibriLine
+	for n, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimRight(line, "\r")
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		id, text, ok := strings.Cut(line, " ")
+		text = strings.TrimSpace(text)
+		num, isChapter := strings.CutPrefix(id, chapter+"-")
+		if !ok || !isChapter || num == "" || strings.Trim(num, "0123456789") != "" || text == "" || strings.IndexFunc(text, unicode.IsControl) >= 0 {
+			return nil, fmt.Errorf("%d: want \"%s-NNNN TRANSCRIPT\", got %q", n+1, chapter, line)
+		}
+		out = append(out, LibriLine{id, text})
+	}
+	return out, nil
 }
 
 // ReadCommonVoice lists the validated English clips of Mozilla Common

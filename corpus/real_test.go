@@ -243,6 +243,49 @@ func TestReadVCTK(t *testing.T) {
 	}
 }
 
+// LibriSpeech: the archives' layout under LibriSpeech/, a subset's folder
+// or a folder above; lines without audio left out; a malformed line or a
+// misplaced transcript file is an error.
+func TestReadLibriSpeech(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"LibriSpeech/test-other/1688/142285/1688-142285.trans.txt": "1688-142285-0000 THERE'S IRON THEY SAY\n1688-142285-0001 NOT IN THIS COPY\n",
+		"LibriSpeech/test-other/1688/142285/1688-142285-0000.flac": "x",
+		"LibriSpeech/train-clean-100/103/1240/103-1240.trans.txt":  "103-1240-0000 CHAPTER ONE\r\n",
+		"LibriSpeech/train-clean-100/103/1240/103-1240-0000.wav":   "x",
+		"LibriSpeech/SPEAKERS.TXT":                                 "; ID | SEX",
+	})
+	for _, d := range []string{dir, filepath.Join(dir, "LibriSpeech")} {
+		clips, err := ReadLibriSpeech(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(clips) != 2 {
+			t.Fatalf("%s: got %+v, want 2 clips", d, clips)
+		}
+		c := clips[0]
+		if c.ID != "1688-142285-0000" || c.Text != "THERE'S IRON THEY SAY" || c.Speaker != "libri-1688" || c.Split != "test-other" ||
+			c.Prompt != c.ID || filepath.Base(c.Path) != "1688-142285-0000.flac" || clips[1].Split != "train-clean-100" || clips[1].Text != "CHAPTER ONE" {
+			t.Errorf("%s: got %+v", d, clips)
+		}
+	}
+	clips, err := ReadLibriSpeech(filepath.Join(dir, "LibriSpeech", "train-clean-100"))
+	if err != nil || len(clips) != 1 || clips[0].Split != "train-clean-100" {
+		t.Errorf("a subset's folder: %+v, %v", clips, err)
+	}
+	writeFiles(t, dir, map[string]string{"LibriSpeech/dev-clean/84/121123/84-121123.trans.txt": "84-121550-0000 WRONG CHAPTER\n"})
+	if _, err := ReadLibriSpeech(dir); err == nil || !strings.Contains(err.Error(), "84-121123.trans.txt:1") {
+		t.Errorf("a line of another chapter: %v", err)
+	}
+	writeFiles(t, dir, map[string]string{"LibriSpeech/dev-clean/84/121123/84-121123.trans.txt": "", "LibriSpeech/dev-clean/84/121123/85-121123.trans.txt": "x"})
+	if _, err := ReadLibriSpeech(dir); err == nil {
+		t.Error("a transcript file outside its speaker's folder was accepted")
+	}
+	if _, err := ReadLibriSpeech(t.TempDir()); err == nil {
+		t.Error("an empty directory was accepted")
+	}
+}
+
 // Common Voice 1: validated sets only, audio found in the copy's layouts,
 // rows without audio left out, other columns ignored.
 func TestReadCommonVoice(t *testing.T) {
@@ -308,4 +351,29 @@ func TestReadCommonVoice(t *testing.T) {
 	if _, err := ReadCommonVoice(bad); err == nil || !strings.Contains(err.Error(), "header") {
 		t.Errorf("bad header: got %v", err)
 	}
+}
+
+// ParseLibriTrans never panics, and every line it returns has an ID of the
+// chapter with a number, and a trimmed one-line text.
+func FuzzParseLibriTrans(f *testing.F) {
+	f.Add([]byte("103-1240-0000 CHAPTER ONE\n103-1240-0001 THAT HAD ITS SOURCE\n"), "103-1240")
+	f.Add([]byte("103-1240-0000 A\r\n\r\n"), "103-1240")
+	f.Add([]byte("103-1240-../x A\n"), "103-1240")
+	f.Add([]byte("103-1240- A\n"), "103-1240")
+	f.Add([]byte("84-121550-0000 WRONG CHAPTER\n"), "84-121123")
+	f.Fuzz(func(t *testing.T, b []byte, chapter string) {
+		lines, err := ParseLibriTrans(b, chapter)
+		if err != nil {
+			return
+		}
+		for _, l := range lines {
+			num, ok := strings.CutPrefix(l.ID, chapter+"-")
+			if !ok || num == "" || strings.Trim(num, "0123456789") != "" {
+				t.Errorf("ID %q is not %s-NNNN", l.ID, chapter)
+			}
+			if l.Text == "" || l.Text != strings.TrimSpace(l.Text) || strings.ContainsAny(l.Text, "\n\r") {
+				t.Errorf("text %q", l.Text)
+			}
+		}
+	})
 }

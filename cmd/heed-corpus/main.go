@@ -85,6 +85,8 @@ type options struct {
 	amnistDev   int
 	vctk        string
 	vctkDev     int
+	libri       string
+	libriDev    int
 	commonvoice string
 	cvDev       float64
 
@@ -131,6 +133,8 @@ func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.IntVar(&o.amnistDev, "audiomnist-dev", 6, "AudioMNIST speakers held out as audiomnist_dev.jsonl")
 	fs.StringVar(&o.vctk, "vctk", "", "import the CSTR VCTK Corpus from this `dir` (txt/ with wav48/ of release 0.80 or wav48_silence_trimmed/ of 0.92; FLAC needs flac) into vctk_train.jsonl and vctk_dev.jsonl")
 	fs.IntVar(&o.vctkDev, "vctk-dev", 10, "VCTK speakers held out as vctk_dev.jsonl (all of them when the copy has no more)")
+	fs.StringVar(&o.libri, "librispeech", "", "import LibriSpeech (CC BY 4.0) from this `dir` (SUBSET/SPK/CHAPTER/ with SPK-CHAPTER.trans.txt and .flac, as openslr.org's archives unpack; FLAC needs flac) into librispeech_train.jsonl and librispeech_dev.jsonl: the dev-* and test-* subsets are dev, the train-* subsets train")
+	fs.IntVar(&o.libriDev, "librispeech-dev", 0, "speakers of LibriSpeech's train-* subsets also held out as librispeech_dev.jsonl")
 	fs.StringVar(&o.commonvoice, "commonvoice", "", "import the validated clips of Mozilla Common Voice's first release (CC0) from this `dir` (Common Voice 1's cv-valid-*.csv with their MP3s, and a later release's en/validated.tsv with en/clips/; needs ffmpeg) into commonvoice_train.jsonl and commonvoice_dev.jsonl")
 	fs.Float64Var(&o.cvDev, "commonvoice-dev", 0.05, "share of Common Voice sentences (every take of each) held out as commonvoice_dev.jsonl")
 	fs.IntVar(&o.realCopies, "real-copies", 2, "augmented copies of each real training clip (speed 0.85-1.15, then reverb, noise, babble, telephone, gain)")
@@ -194,8 +198,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.hours < 0 || o.noisyHours < 0 || o.devMinutes < 0 || o.jobs < 1 || o.fliteShare < 0 || o.fsddShare < 0 || o.fliteShare+o.fsddShare > 1 || o.aug < 0 || o.aug > 1 || o.devFrac <= 0 || o.devFrac >= 1 || o.testGlued < 0 {
 		return fmt.Errorf("%w: flag value out of range", errUsage)
 	}
-	if o.speechocean != "" || o.kathleen != "" || o.wakeword != "" || o.mfa != "" || o.precise != "" || o.audiomnist != "" || o.commonvoice != "" || o.vctk != "" {
-		if o.realCopies < 0 || o.so762Dev < 0 || o.kathleenDev < 0 || o.kathleenDev >= 1 || o.amnistDev < 0 || o.vctkDev < 0 || o.cvDev < 0 || o.cvDev >= 1 || o.jobs < 1 {
+	if o.speechocean != "" || o.kathleen != "" || o.wakeword != "" || o.mfa != "" || o.precise != "" || o.audiomnist != "" || o.commonvoice != "" || o.vctk != "" || o.libri != "" {
+		if o.realCopies < 0 || o.so762Dev < 0 || o.kathleenDev < 0 || o.kathleenDev >= 1 || o.amnistDev < 0 || o.vctkDev < 0 || o.libriDev < 0 || o.cvDev < 0 || o.cvDev >= 1 || o.jobs < 1 {
 			return fmt.Errorf("%w: flag value out of range", errUsage)
 		}
 		return importReal(ctx, &o, stderr)

@@ -15,7 +15,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/heed-asr/heed/align/normalize"
 	"github.com/heed-asr/heed/audio"
 	"github.com/heed-asr/heed/corpus"
 	"github.com/heed-asr/heed/internal/par"
@@ -33,7 +32,8 @@ import (
 //	DIR/kathleen_dev.jsonl   Kathleen's held-out ARCTIC prompts (whole
 //	                         prompts: every take of a held-out prompt)
 //
-// and, from -mfa D, -precise D, -audiomnist D, -commonvoice D and -vctk D, manifests
+// and, from -mfa D, -precise D, -audiomnist D, -commonvoice D, -vctk D and
+// -librispeech D, manifests
 // of their own (so that a training run can weigh them apart):
 //
 //	DIR/mfa_train.jsonl         the Montreal Forced Aligner's English test
@@ -53,6 +53,11 @@ import (
 //	DIR/vctk_train.jsonl        the CSTR VCTK Corpus (corpus.ReadVCTK)
 //	DIR/vctk_dev.jsonl          its held-out speakers (-vctk-dev of them, by
 //	                            a fixed hash order), clean only
+//	DIR/librispeech_train.jsonl LibriSpeech's train-* subsets
+//	                            (corpus.ReadLibriSpeech)
+//	DIR/librispeech_dev.jsonl   its dev-* and test-* subsets, and
+//	                            -librispeech-dev speakers of the train-*
+//	                            subsets by a fixed hash order, clean only
 //
 // each training clip with -real-copies augmented copies too, and the manifests
 // of a group written only when one of its flags is given. The audio is 16 kHz
@@ -87,6 +92,8 @@ var realSets = []struct{ set, file string }{
 	{"commonvoice_dev", "commonvoice_dev.jsonl"},
 	{"vctk_train", "vctk_train.jsonl"},
 	{"vctk_dev", "vctk_dev.jsonl"},
+	{"librispeech_train", "librispeech_train.jsonl"},
+	{"librispeech_dev", "librispeech_dev.jsonl"},
 }
 
 // cvMaxSeconds is the longest Common Voice clip imported.
@@ -112,6 +119,9 @@ func wantedSets(o *options) map[string]bool {
 	}
 	if o.vctk != "" {
 		w["vctk_train"], w["vctk_dev"] = true, true
+	}
+	if o.libri != "" {
+		w["librispeech_train"], w["librispeech_dev"] = true, true
 	}
 	return w
 }
@@ -146,27 +156,6 @@ func heldOut(key string, frac float64) bool {
 	return float64(fnvHash(key)%10000) < frac*10000
 }
 
-// spokenText maps a written transcript to the model's alphabet with the
-// aligner's normaliser, or says why it cannot.
-func spokenText(written string) (string, error) {
-	t, err := normalize.Normalize(written)
-	if err != nil {
-		return "", err
-	}
-	for _, tok := range t.Tokens {
-		if len(tok.Spoken) == 0 && strings.IndexFunc(tok.Orig, func(r rune) bool {
-			return r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 127
-		}) >= 0 {
-			return "", fmt.Errorf("token %q has no spoken form", tok.Orig)
-		}
-	}
-	s := t.String()
-	if err := corpus.CheckText(s); err != nil {
-		return "", err
-	}
-	return s, nil
-}
-
 // planReal lists the sources and assigns every usable clip to a set.
 func planReal(o *options, log io.Writer) ([]realClip, error) {
 	var all []corpus.RealClip
@@ -195,7 +184,7 @@ func planReal(o *options, log io.Writer) ([]realClip, error) {
 		dir  string
 		read func(string) ([]corpus.RealClip, error)
 	}{{o.mfa, corpus.ReadMFA}, {o.precise, corpus.ReadPrecise}, {o.audiomnist, corpus.ReadAudioMNIST},
-		{o.commonvoice, corpus.ReadCommonVoice}, {o.vctk, corpus.ReadVCTK}} {
+		{o.commonvoice, corpus.ReadCommonVoice}, {o.vctk, corpus.ReadVCTK}, {o.libri, corpus.ReadLibriSpeech}} {
 		if src.dir == "" {
 			continue
 		}
@@ -208,13 +197,16 @@ func planReal(o *options, log io.Writer) ([]realClip, error) {
 	devSpk := so762DevSpeakers(all, o.so762Dev)
 	amnistDev := hashedSpeakers(all, o.amnistDev, func(c corpus.RealClip) bool { return c.Source == "audiomnist" })
 	vctkDev := hashedSpeakers(all, o.vctkDev, func(c corpus.RealClip) bool { return c.Source == "vctk" })
+	libriDev := hashedSpeakers(all, o.libriDev, func(c corpus.RealClip) bool {
+		return c.Source == "librispeech" && !libriDevSplit(c.Split)
+	})
 	var out []realClip
 	for _, c := range all {
 		if err := usableText(c); err != nil {
 			fmt.Fprintf(log, "heed-corpus: %s %s: skipped: %v\n", c.Source, c.ID, err)
 			continue
 		}
-		s, err := spokenText(c.Text)
+		s, err := corpus.SpokenText(c.Text)
 		if err != nil {
 			fmt.Fprintf(log, "heed-corpus: %s %s: skipped: %v\n", c.Source, c.ID, err)
 			continue
@@ -231,12 +223,20 @@ func planReal(o *options, log io.Writer) ([]realClip, error) {
 			set = "commonvoice_dev"
 		case c.Source == "vctk" && vctkDev[c.Speaker]:
 			set = "vctk_dev"
-		case c.Source == "mfa" || c.Source == "precise" || c.Source == "audiomnist" || c.Source == "commonvoice" || c.Source == "vctk":
+		case c.Source == "librispeech" && (libriDevSplit(c.Split) || libriDev[c.Speaker]):
+			set = "librispeech_dev"
+		case c.Source == "mfa" || c.Source == "precise" || c.Source == "audiomnist" || c.Source == "commonvoice" || c.Source == "vctk" || c.Source == "librispeech":
 			set = c.Source + "_train"
 		}
 		out = append(out, realClip{RealClip: c, set: set, text: s})
 	}
 	return out, nil
+}
+
+// libriDevSplit reports whether a LibriSpeech subset is one of its dev or
+// test sets, whose speakers no train-* subset has.
+func libriDevSplit(split string) bool {
+	return strings.HasPrefix(split, "dev-") || strings.HasPrefix(split, "test-")
 }
 
 // so762DevSpeakers picks n speakers of speechocean762's test split (the

@@ -14,25 +14,6 @@ import (
 	"github.com/heed-asr/heed/corpus"
 )
 
-func TestSpokenText(t *testing.T) {
-	for in, want := range map[string]string{
-		"WE CALL IT BEAR": "we call it bear",
-		"Author of the danger trail, Philip Steels, etc.": "author of the danger trail philip steels et cetera",
-		"smart mirror": "smart mirror",
-		"It cost $5.":  "it cost five dollars",
-	} {
-		got, err := spokenText(in)
-		if err != nil || got != want {
-			t.Errorf("spokenText(%q) = %q, %v; want %q", in, got, err, want)
-		}
-	}
-	for _, bad := range []string{"", "日本語", "hello 日本", "..."} {
-		if got, err := spokenText(bad); err == nil {
-			t.Errorf("spokenText(%q) = %q, want an error", bad, got)
-		}
-	}
-}
-
 func TestHeldOutIsStable(t *testing.T) {
 	n := 0
 	for i := 0; i < 1000; i++ {
@@ -285,6 +266,54 @@ func TestImportVCTK(t *testing.T) {
 	}
 	if len(devSpk) != 1 || len(dev) != 2 {
 		t.Errorf("dev: %d utterances of %d speakers, want 2 of 1", len(dev), len(devSpk))
+	}
+	for _, u := range train {
+		if devSpk[u.Speaker] {
+			t.Errorf("dev speaker %s in training", u.Speaker)
+		}
+	}
+	if len(train) != 8 {
+		t.Errorf("train: %d utterances, want 8 (4 clean, 4 copies)", len(train))
+	}
+}
+
+// LibriSpeech: its test-* subsets and -librispeech-dev speakers of the
+// train-* subsets go to librispeech_dev.jsonl, clean only; the other
+// speakers to librispeech_train.jsonl with their augmented copies.
+func TestImportLibriSpeech(t *testing.T) {
+	raw := t.TempDir()
+	for i, spk := range []string{"test-other/1688", "train-clean-100/103", "train-clean-100/1034", "train-clean-100/1040"} {
+		ch := filepath.Join(raw, spk, "7")
+		id := filepath.Base(spk) + "-7"
+		tone(t, filepath.Join(ch, id+"-0000.wav"), float64(200+100*i))
+		tone(t, filepath.Join(ch, id+"-0001.wav"), float64(250+100*i))
+		trans := id + "-0000 MISSUS RACHEL LYNDE IS SURPRISED\n" + id + "-0001 CHAPTER ONE\n"
+		if err := os.WriteFile(filepath.Join(ch, id+".trans.txt"), []byte(trans), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := t.TempDir()
+	var log strings.Builder
+	if err := run(context.Background(), []string{"-out", out, "-librispeech", raw, "-librispeech-dev", "1", "-real-copies", "1", "-jobs", "2", "-fsdd", ""}, io.Discard, &log); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	train, err := corpus.ReadManifest(filepath.Join(out, "librispeech_train.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, err := corpus.ReadManifest(filepath.Join(out, "librispeech_dev.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	devSpk := map[string]bool{}
+	for _, u := range dev {
+		devSpk[u.Speaker] = true
+		if u.Aug != "" || u.Source != "librispeech" || u.Text != "missus rachel lynde is surprised" && u.Text != "chapter one" {
+			t.Errorf("dev utterance %+v", u)
+		}
+	}
+	if len(devSpk) != 2 || !devSpk["libri-1688"] || len(dev) != 4 {
+		t.Errorf("dev: %d utterances of speakers %v, want 4 of libri-1688 and one train-clean-100 speaker", len(dev), devSpk)
 	}
 	for _, u := range train {
 		if devSpk[u.Speaker] {

@@ -143,10 +143,11 @@ func clip(s string) string {
 }
 
 // allCommands are the verbs the CLI must offer.
-var allCommands = []string{"align", "eval", "features", "info", "lm", "stream", "train", "transcribe", "version"}
+var allCommands = []string{"adapt", "align", "eval", "features", "info", "lm", "stream", "train", "transcribe", "version"}
 
 // commandFlags are flags each verb's usage text must mention.
 var commandFlags = map[string][]string{
+	"adapt":      {"-model", "-out", "-force", "-epochs", "-hold", "-lr", "-dtype"},
 	"align":      {"-format", "-o", "-plot", "-model", "-ctc-weight", "-variants"},
 	"eval":       {"-model", "-json", "-jobs", "-limit", "-beam", "-lm-weight", "-score-beam", "-variants"},
 	"features":   {"-format"},

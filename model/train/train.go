@@ -21,6 +21,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/heed-asr/heed/features"
@@ -39,6 +40,10 @@ type Options struct {
 	// state is kept.
 	Override func(*model.TrainConfig)
 	Init     string // start from this model file's weights and CMVN (fine-tuning); "" for random
+	// InitBundle, when not nil, is a loaded model to start from instead of
+	// Init's file (heed adapt's embedded model). Its weights are copied:
+	// the bundle itself is left as it was.
+	InitBundle *model.Bundle
 	// NewData lets a resumed run train on manifests other than the
 	// checkpoint's: the weights, optimizer and schedule carry on and a new
 	// pass (epoch) begins over the new data.
@@ -138,7 +143,7 @@ func Run(ctx context.Context, opt Options) error {
 // load reads the data, and the checkpoint when resuming.
 func (s *state) load() error {
 	opt := s.opt
-	if opt.WidenEnc > 0 && !opt.Resume && opt.Init == "" {
+	if opt.WidenEnc > 0 && !opt.Resume && opt.Init == "" && opt.InitBundle == nil {
 		return errors.New("widening the encoder needs a model to widen: --resume or --init")
 	}
 	var ck *checkpointMeta
@@ -196,6 +201,15 @@ func (s *state) load() error {
 		if !opt.NewData && ck.NumUtts != len(all) {
 			return fmt.Errorf("resume: the training data has %d utterances, the checkpoint was made with %d (--new-data to train on other data)", len(all), ck.NumUtts)
 		}
+	} else if opt.InitBundle != nil {
+		b := opt.InitBundle
+		b.Net.Materialize()
+		q, err := model.ParamsFromData(b.Net.Cfg, slices.Clone(b.Net.P.Data))
+		if err != nil {
+			return err
+		}
+		cmvn, cfg, p = b.Meta.CMVN, b.Net.Cfg, q
+		s.printf("starting from the weights of the given model (%d updates)\n", b.Meta.Training.Steps)
 	} else if opt.Init != "" {
 		b, err := model.LoadFile(opt.Init)
 		if err != nil {
