@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/heed-asr/heed/align"
 	"github.com/heed-asr/heed/audio"
 	"github.com/heed-asr/heed/corpus"
 	"github.com/heed-asr/heed/model"
@@ -43,8 +44,13 @@ Inputs are directories and manifests:
              and normalised as heed align does
   MANIFEST   a .jsonl file as heed train reads it ("audio", "text")
 
+A recording longer than 30 s (a chapter with its text, a transcribed
+interview) is aligned to its transcript first and cut at pauses into
+clips of 3-20 s; a clip with a word the aligner could not place is left
+out, and heed says how many minutes it kept.
+
 Give at least 3 minutes of speech; 10-20 minutes gains more. Each
-utterance should be a sentence or a few (under 30 s). --hold N keeps N
+short utterance should be a sentence or a few. --hold N keeps N
 utterances out of the training (by default a tenth, at most 50, when there
 are 20 or more) and reports the error rates on them before and after, so
 that you see what adaptation bought; --hold 0 trains on everything. Time
@@ -89,7 +95,16 @@ written atomically and never overwritten unless --force is given.`,
 						return fmt.Errorf("%s exists; --force overwrites it", *out)
 					}
 				}
-				utts, err := adaptInputs(args)
+				base, err := loadModel(*modelPath, true)
+				if err != nil {
+					return err
+				}
+				tmp, err := os.MkdirTemp("", "heed-adapt-*")
+				if err != nil {
+					return err
+				}
+				defer os.RemoveAll(tmp)
+				utts, err := adaptInputs(ctx, e, base, args, tmp)
 				if err != nil {
 					return err
 				}
@@ -97,11 +112,7 @@ written atomically and never overwritten unless --force is given.`,
 				if len(fit) == 0 {
 					return fmt.Errorf("adapt: no utterance left to train on (%d held out)", len(held))
 				}
-				base, err := loadModel(*modelPath, true)
-				if err != nil {
-					return err
-				}
-				return runAdapt(ctx, e, base, fit, held, adaptOptions{
+				return runAdapt(ctx, e, base, fit, held, tmp, adaptOptions{
 					out: *out, epochs: *epochs, lr: *lr, seed: *seed, jobs: *jobs, dtype: dt, from: orDefault(*modelPath, "the embedded model"),
 				})
 			}
@@ -119,22 +130,25 @@ func orDefault(s, def string) string {
 
 // adaptOptions are heed adapt's settings past its inputs.
 type adaptOptions struct {
-	out         string
-	epochs, lr  float64
-	seed        uint64
-	jobs        int
-	dtype       modelfile.DType
-	from        string // the base model's name, for the model's provenance
-	checkpoints time.Duration
+	out        string
+	epochs, lr float64
+	seed       uint64
+	jobs       int
+	dtype      modelfile.DType
+	from       string // the base model's name, for the model's provenance
 }
 
 // adaptInputs reads heed adapt's inputs: manifests, and directories of
 // WAV files with same-named .txt transcripts (normalised to the model's
-// alphabet by corpus.SpokenText). Audio paths come back absolute. A WAV
+// alphabet by corpus.SpokenText). A recording longer than adaptMaxClip is
+// aligned to its transcript with base and cut into sentences (cutAligned),
+// written as WAV files into tmp. Audio paths come back absolute. A WAV
 // without its transcript, a transcript that cannot be spoken or an
 // unreadable audio file is an error naming the file.
-func adaptInputs(args []string) ([]corpus.Utterance, error) {
+func adaptInputs(ctx context.Context, e *env, base *model.Bundle, args []string, tmp string) ([]corpus.Utterance, error) {
+	type pair struct{ wav, written string }
 	var utts []corpus.Utterance
+	var pairs []pair
 	for _, a := range args {
 		st, err := os.Stat(a)
 		if err != nil {
@@ -164,11 +178,10 @@ func adaptInputs(args []string) ([]corpus.Utterance, error) {
 			if err != nil {
 				return openErr(tp, err)
 			}
-			text, err := corpus.SpokenText(string(b))
-			if err != nil {
+			if _, err := corpus.SpokenText(string(b)); err != nil {
 				return fmt.Errorf("%s: %w", tp, err)
 			}
-			utts = append(utts, corpus.Utterance{Audio: p, Text: text})
+			pairs = append(pairs, pair{p, string(b)})
 			found++
 			return nil
 		})
@@ -180,18 +193,140 @@ func adaptInputs(args []string) ([]corpus.Utterance, error) {
 		}
 	}
 	for i := range utts {
+		c, err := audio.Load16k(utts[i].Audio)
+		if err != nil {
+			return nil, err // names the file
+		}
+		utts[i].Duration = float64(len(c.Samples)) / 16000
+	}
+	for i, p := range pairs {
+		c, err := audio.Load16k(p.wav)
+		if err != nil {
+			return nil, err
+		}
+		if secs := float64(len(c.Samples)) / 16000; secs <= adaptMaxClip {
+			text, _ := corpus.SpokenText(p.written) // checked above
+			utts = append(utts, corpus.Utterance{Audio: p.wav, Text: text, Duration: secs})
+			continue
+		}
+		words, _, err := align.NewAligner(base).AlignContext(ctx, c.Samples, p.written)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p.wav, err)
+		}
+		cut, err := cutAligned(c.Samples, words, filepath.Join(tmp, fmt.Sprintf("long%03d", i)))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p.wav, err)
+		}
+		kept := 0.0
+		for _, u := range cut {
+			kept += u.Duration
+		}
+		fmt.Fprintf(e.Stderr, "heed: adapt: %s: aligned and cut into %d clips, %.1f of %.1f min kept (the rest: pauses, and words the aligner could not place)\n",
+			p.wav, len(cut), kept/60, float64(len(c.Samples))/16000/60)
+		utts = append(utts, cut...)
+	}
+	for i := range utts {
 		abs, err := filepath.Abs(utts[i].Audio)
 		if err != nil {
 			return nil, err
 		}
 		utts[i].Audio = abs
-		c, err := audio.Load16k(abs)
-		if err != nil {
-			return nil, err // names the file
-		}
-		utts[i].Duration = math.Round(float64(len(c.Samples))/16) / 1000
+		utts[i].Duration = math.Round(utts[i].Duration*1000) / 1000
 	}
 	return utts, nil
+}
+
+// Clips cut from a long recording (cutAligned): a recording longer than
+// adaptMaxClip seconds is cut at pauses of cutPause seconds or more once a
+// clip holds cutMin seconds, and a clip is closed at cutMax seconds
+// whatever follows; each keeps up to cutMargin seconds of the pause on
+// either side.
+const (
+	adaptMaxClip = 30.0
+	cutPause     = 0.3
+	cutMin       = 3.0
+	cutMax       = 20.0
+	cutMargin    = 0.15
+)
+
+// cutAligned cuts an aligned recording into clips of whole words at
+// pauses, writes each as prefix-NNN.wav, and returns them with their
+// spoken text. A clip with a word the aligner could not place
+// (StatusInterpolated: text the audio may not hold) is left out. Clips with
+// uncertain words are kept: on VCTK p239 (a 14-minute recording of 174
+// sentences, README "Adapting to a voice") keeping only clips whose words
+// are all aligned left 6.9 minutes and gave 33.8% CER on her other
+// sentences, keeping the uncertain ones 9.5 minutes and 32.3%.
+func cutAligned(samples []float32, words []align.Word, prefix string) ([]corpus.Utterance, error) {
+	type sw struct {
+		start, end float64
+		text       string
+		ok         bool
+	}
+	var ws []sw
+	for _, w := range words {
+		if len(w.Chars) == 0 {
+			continue // punctuation, no sound
+		}
+		sp := w.Spoken
+		if sp == "" {
+			var err error
+			if sp, err = corpus.SpokenText(w.Word); err != nil {
+				return nil, err
+			}
+		}
+		ws = append(ws, sw{w.Start, w.End, sp, w.Status != align.StatusInterpolated})
+	}
+	total := float64(len(samples)) / 16000
+	var out []corpus.Utterance
+	for i := 0; i < len(ws); {
+		j := i + 1 // the clip is ws[i:j]
+		for j < len(ws) {
+			long := ws[j-1].end - ws[i].start
+			if long >= cutMax || long >= cutMin && ws[j].start-ws[j-1].end >= cutPause {
+				break
+			}
+			j++
+		}
+		clip := ws[i:j]
+		keep := true
+		texts := make([]string, len(clip))
+		for k, w := range clip {
+			keep = keep && w.ok
+			texts[k] = w.text
+		}
+		before, after := 0.0, total
+		if i > 0 {
+			before = ws[i-1].end
+		}
+		if j < len(ws) {
+			after = ws[j].start
+		}
+		a := max(before, clip[0].start-cutMargin)
+		b := min(after, clip[len(clip)-1].end+cutMargin)
+		if keep && b > a {
+			path := fmt.Sprintf("%s-%03d.wav", prefix, len(out))
+			if err := writeClip(path, samples[int(a*16000):min(len(samples), int(b*16000))]); err != nil {
+				return nil, err
+			}
+			out = append(out, corpus.Utterance{Audio: path, Text: strings.Join(texts, " "), Duration: b - a})
+		}
+		i = j
+	}
+	return out, nil
+}
+
+// writeClip writes 16 kHz samples as a WAV file.
+func writeClip(path string, samples []float32) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := audio.WriteWAV(f, samples, 16000); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // splitHeld keeps hold utterances out of utts, spread evenly over them (a
@@ -221,10 +356,10 @@ func splitHeld(utts []corpus.Utterance, hold int) (fit, held []corpus.Utterance)
 	return fit, held
 }
 
-// runAdapt fine-tunes base on fit (in a temporary directory, removed
-// after), measures base and the adapted model on held when there are any,
-// and writes the adapted model with base's language model to o.out.
-func runAdapt(ctx context.Context, e *env, base *model.Bundle, fit, held []corpus.Utterance, o adaptOptions) error {
+// runAdapt fine-tunes base on fit (in the temporary directory tmp),
+// measures base and the adapted model on held when there are any, and
+// writes the adapted model with base's language model to o.out.
+func runAdapt(ctx context.Context, e *env, base *model.Bundle, fit, held []corpus.Utterance, tmp string, o adaptOptions) error {
 	secs := 0.0
 	for _, u := range fit {
 		secs += u.Duration
@@ -244,29 +379,21 @@ func runAdapt(ctx context.Context, e *env, base *model.Bundle, fit, held []corpu
 			return err
 		}
 	}
-	tmp, err := os.MkdirTemp("", "heed-adapt-*")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
 	man := filepath.Join(tmp, "adapt.jsonl")
 	if err := corpus.WriteManifest(man, fit); err != nil {
 		return err
 	}
 	run := filepath.Join(tmp, "run")
-	checkpoints := o.checkpoints
-	if checkpoints == 0 {
-		checkpoints = 24 * time.Hour // one checkpoint, at the end
-	}
 	started := time.Now()
-	err = train.Run(ctx, train.Options{
+	err := train.Run(ctx, train.Options{
 		Train: []string{man}, OutDir: run, InitBundle: base,
 		Run: model.TrainConfig{
 			Workers: o.jobs, Seed: o.seed, Adam: model.DefaultAdam(),
 			Schedule: model.Schedule{Peak: o.lr, Warmup: min(10, steps/2), Decay: "constant"},
 			ClipNorm: 5, SpecAug: model.DefaultSpecAugment(),
 		},
-		BatchFrames: 6000, MaxSteps: steps, CheckpointEvery: checkpoints, LogEvery: 10, Jobs: o.jobs,
+		BatchFrames: 6000, MaxSteps: steps, CheckpointEvery: 24 * time.Hour, // one checkpoint, at the end
+		LogEvery: 10, Jobs: o.jobs,
 		Progress: e.Stderr,
 	})
 	if err != nil {

@@ -2,11 +2,14 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/heed-asr/heed/align"
+	"github.com/heed-asr/heed/audio"
 	"github.com/heed-asr/heed/corpus"
 	"github.com/heed-asr/heed/model"
 )
@@ -100,6 +103,18 @@ func TestAdapt(t *testing.T) {
 		}
 	})
 
+	t.Run("a long recording is aligned and cut", func(t *testing.T) {
+		long := t.TempDir()
+		writeWAV(t, filepath.Join(long, "chapter.wav"), utterance(31, 9), 16000)
+		if err := os.WriteFile(filepath.Join(long, "chapter.txt"), []byte("A b c d. B c a!\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := heed(t, "", "adapt", "--model", base, "--out", filepath.Join(t.TempDir(), "l.heed"), "--epochs", "1", long, voice)
+		if r.code != 0 || !strings.Contains(r.stderr, "chapter.wav: aligned and cut into") {
+			t.Errorf("exit %d: %s", r.code, r.stderr)
+		}
+	})
+
 	bad := t.TempDir()
 	w := writeUtterances(t, bad, 0.5)
 	for _, c := range []struct {
@@ -161,3 +176,50 @@ func TestSplitHeld(t *testing.T) {
 		}
 	}
 }
+
+// cutAligned cuts at pauses once a clip holds cutMin seconds, closes a
+// clip at cutMax, keeps margins inside the pauses, leaves out clips with a
+// word the aligner could not place, and skips words without sound.
+func TestCutAligned(t *testing.T) {
+	samples := make([]float32, 16000*40)
+	for i := range samples {
+		samples[i] = float32(i%100) / 1000
+	}
+	w := func(word string, a, b float64, status string) align.Word {
+		return align.Word{Word: word, Start: a, End: b, Status: status, Chars: []align.Char{{Char: "x", Start: a, End: b}}}
+	}
+	ok := align.StatusAligned
+	words := []align.Word{
+		w("one", 0.5, 1.0, ok), w("2", 1.05, 1.6, ok), w("three", 1.7, 3.8, ok), // a pause of 0.4 s after 3.3 s: cut
+		{Word: "—"}, // no sound
+		w("four", 4.2, 5.0, align.StatusUncertain), w("five", 5.1, 9.6, align.StatusInterpolated), // left out
+		w("six", 10.0, 15.0, ok), w("seven", 15.01, 30.5, ok), w("eight", 30.51, 34.0, ok), // closed once 20 s are reached
+	}
+	dir := t.TempDir()
+	clips, err := cutAligned(samples, words, filepath.Join(dir, "c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type want struct {
+		text       string
+		start, end float64
+	}
+	wants := []want{{"one two three", 0.35, 3.95}, {"six seven", 9.85, 30.51}, {"eight", 30.5, 34.15}}
+	if len(clips) != len(wants) {
+		t.Fatalf("got %d clips %+v, want %d", len(clips), clips, len(wants))
+	}
+	for i, c := range clips {
+		if c.Text != wants[i].text || math.Abs(c.Duration-(wants[i].end-wants[i].start)) > 1e-3 {
+			t.Errorf("clip %d: %q, %.3f s; want %q, %.3f s", i, c.Text, c.Duration, wants[i].text, wants[i].end-wants[i].start)
+		}
+		got, err := audio.Load16k(c.Audio)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := int(wants[i].end*16000) - int(wants[i].start*16000); abs(len(got.Samples)-n) > 1 {
+			t.Errorf("clip %d: %d samples, want %d", i, len(got.Samples), n)
+		}
+	}
+}
+
+func abs(x int) int { return max(x, -x) }
