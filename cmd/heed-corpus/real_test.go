@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -244,36 +245,9 @@ func TestImportVCTK(t *testing.T) {
 			}
 		}
 	}
-	out := t.TempDir()
-	var log strings.Builder
-	if err := run(context.Background(), []string{"-out", out, "-vctk", raw, "-vctk-dev", "1", "-real-copies", "1", "-jobs", "2", "-fsdd", ""}, io.Discard, &log); err != nil {
-		t.Fatalf("%v\n%s", err, log.String())
-	}
-	train, err := corpus.ReadManifest(filepath.Join(out, "vctk_train.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dev, err := corpus.ReadManifest(filepath.Join(out, "vctk_dev.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	devSpk := map[string]bool{}
-	for _, u := range dev {
-		devSpk[u.Speaker] = true
-		if u.Aug != "" || u.Source != "vctk" || u.Text != "please call stella" {
-			t.Errorf("dev utterance %+v", u)
-		}
-	}
+	dev, devSpk := importSpeakerSplit(t, "vctk", []string{"please call stella"}, "-vctk", raw, "-vctk-dev", "1")
 	if len(devSpk) != 1 || len(dev) != 2 {
 		t.Errorf("dev: %d utterances of %d speakers, want 2 of 1", len(dev), len(devSpk))
-	}
-	for _, u := range train {
-		if devSpk[u.Speaker] {
-			t.Errorf("dev speaker %s in training", u.Speaker)
-		}
-	}
-	if len(train) != 8 {
-		t.Errorf("train: %d utterances, want 8 (4 clean, 4 copies)", len(train))
 	}
 }
 
@@ -292,28 +266,41 @@ func TestImportLibriSpeech(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	dev, devSpk := importSpeakerSplit(t, "librispeech", []string{"missus rachel lynde is surprised", "chapter one"},
+		"-librispeech", raw, "-librispeech-dev", "1")
+	if len(devSpk) != 2 || !devSpk["libri-1688"] || len(dev) != 4 {
+		t.Errorf("dev: %d utterances of speakers %v, want 4 of libri-1688 and one train-clean-100 speaker", len(dev), devSpk)
+	}
+}
+
+// importSpeakerSplit runs heed-corpus with args (plus -out, one augmented
+// copy, two jobs, no FSDD) and checks the split of a source whose dev set
+// holds out whole speakers: NAME_dev.jsonl clean, of source NAME, with
+// texts among texts; NAME_train.jsonl without a dev speaker, with 8
+// utterances (4 clean, 4 copies). It returns the dev utterances and their
+// speakers.
+func importSpeakerSplit(t *testing.T, name string, texts []string, args ...string) ([]corpus.Utterance, map[string]bool) {
+	t.Helper()
 	out := t.TempDir()
 	var log strings.Builder
-	if err := run(context.Background(), []string{"-out", out, "-librispeech", raw, "-librispeech-dev", "1", "-real-copies", "1", "-jobs", "2", "-fsdd", ""}, io.Discard, &log); err != nil {
+	args = append([]string{"-out", out, "-real-copies", "1", "-jobs", "2", "-fsdd", ""}, args...)
+	if err := run(context.Background(), args, io.Discard, &log); err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
-	train, err := corpus.ReadManifest(filepath.Join(out, "librispeech_train.jsonl"))
+	train, err := corpus.ReadManifest(filepath.Join(out, name+"_train.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	dev, err := corpus.ReadManifest(filepath.Join(out, "librispeech_dev.jsonl"))
+	dev, err := corpus.ReadManifest(filepath.Join(out, name+"_dev.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	devSpk := map[string]bool{}
 	for _, u := range dev {
 		devSpk[u.Speaker] = true
-		if u.Aug != "" || u.Source != "librispeech" || u.Text != "missus rachel lynde is surprised" && u.Text != "chapter one" {
+		if u.Aug != "" || u.Source != name || !slices.Contains(texts, u.Text) {
 			t.Errorf("dev utterance %+v", u)
 		}
-	}
-	if len(devSpk) != 2 || !devSpk["libri-1688"] || len(dev) != 4 {
-		t.Errorf("dev: %d utterances of speakers %v, want 4 of libri-1688 and one train-clean-100 speaker", len(dev), devSpk)
 	}
 	for _, u := range train {
 		if devSpk[u.Speaker] {
@@ -323,4 +310,5 @@ func TestImportLibriSpeech(t *testing.T) {
 	if len(train) != 8 {
 		t.Errorf("train: %d utterances, want 8 (4 clean, 4 copies)", len(train))
 	}
+	return dev, devSpk
 }
