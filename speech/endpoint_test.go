@@ -196,6 +196,54 @@ func TestSegmentsAtPauses(t *testing.T) {
 	}
 }
 
+// TestSegmentsJoinShortPauses: two stretches of speech a short pause apart
+// are one segment of Segments (decoded together, joinGap) unless together
+// they are longer than joinMax; a long pause keeps them apart.
+func TestSegmentsJoinShortPauses(t *testing.T) {
+	b, x := setup(t)
+	segments := func(rec []float32) []Segment {
+		ch := make(chan Segment)
+		go Segments(b, rec, ch)
+		var segs []Segment
+		for s := range ch {
+			segs = append(segs, s)
+		}
+		return segs
+	}
+	one := segments(x)
+	if len(one) != 1 {
+		t.Fatalf("the sentence alone: %d segments", len(one))
+	}
+	sp := x[one[0].Start:one[0].End] // the sentence with its segment's margins
+	half := sp[:len(sp)/2]
+	if 2*len(sp)+int(0.4*Rate) <= joinMax*Rate || len(sp) > joinMax*Rate {
+		t.Fatalf("the sentence's segment is %.2f s: the last case below needs two of it and 0.4 s to exceed joinMax", float64(len(sp))/Rate)
+	}
+	for _, c := range []struct {
+		piece []float32
+		pause float64
+		want  int
+	}{
+		{half, 0.4, 1}, {half, joinGap - 0.05, 1}, {half, 2, 2},
+		{sp, 0.4, 2}, // joined, it would be longer than joinMax
+	} {
+		rec := glue(c.piece, make([]float32, int(c.pause*Rate)), c.piece)
+		segs := segments(rec)
+		if len(segs) != c.want {
+			var spans []string
+			for _, g := range segs {
+				spans = append(spans, fmt.Sprintf("%d..%d", g.Start, g.End))
+			}
+			t.Errorf("%.2f s pieces, pause %.2f s: %d segments (%s), want %d", float64(len(c.piece))/Rate, c.pause, len(segs), strings.Join(spans, ", "), c.want)
+			continue
+		}
+		if c.want == 1 && (segs[0].End-segs[0].Start < int64(len(rec))*8/10 || int64(len(segs[0].Samples)) != segs[0].End-segs[0].Start) {
+			t.Errorf("pause %.2f s: the joined segment %d..%d (%d samples) does not hold both pieces of %d samples",
+				c.pause, segs[0].Start, segs[0].End, len(segs[0].Samples), len(rec))
+		}
+	}
+}
+
 // TestMaxSegment: speech without a pause is cut at MaxSegment, and no
 // segment is longer.
 func TestMaxSegment(t *testing.T) {
