@@ -78,10 +78,10 @@ func register(c *command) { commands[c.Name] = c }
 
 // selfStopping are the verbs that finish their own work on Ctrl-C or
 // SIGTERM however long it takes (train writes a checkpoint, stream
-// transcribes what it holds); every other verb is ended by a watchdog if it
+// transcribes what it holds, adapt removes its temporary files); every other verb is ended by a watchdog if it
 // has not stopped interruptGrace after the signal (say, while it waits to
 // open a FIFO that nothing writes to).
-var selfStopping = map[string]bool{"train": true, "stream": true}
+var selfStopping = map[string]bool{"train": true, "stream": true, "adapt": true}
 
 // interruptGrace is how long a verb may take to stop after a signal before
 // the watchdog ends the process.
