@@ -20,6 +20,12 @@ func Segments(b *model.Bundle, samples []float32, out chan<- Segment) {
 	e := NewEndpointer(b, FileOptions())
 	e.copyAudio = false
 	var held *Segment // the last segment, until the next shows whether it joins
+	emit := func() {
+		if held != nil {
+			held.Samples = samples[held.Start:held.End]
+			out <- *held
+		}
+	}
 	send := func(evs []Event) {
 		for _, ev := range evs {
 			if !ev.Final {
@@ -31,10 +37,7 @@ func Segments(b *model.Bundle, samples []float32, out chan<- Segment) {
 				held.Text = strings.TrimSpace(held.Text + " " + seg.Text)
 				continue
 			}
-			if held != nil {
-				held.Samples = samples[held.Start:held.End]
-				out <- *held
-			}
+			emit()
 			held = &seg
 		}
 	}
@@ -43,10 +46,7 @@ func Segments(b *model.Bundle, samples []float32, out chan<- Segment) {
 		send(e.Push(samples[i:min(i+chunk, len(samples))]))
 	}
 	send(e.Flush())
-	if held != nil {
-		held.Samples = samples[held.Start:held.End]
-		out <- *held
-	}
+	emit()
 }
 
 // A recording's segments (Segments) are decoded one by one, and a sentence

@@ -201,23 +201,22 @@ func (s *state) load() error {
 		if !opt.NewData && ck.NumUtts != len(all) {
 			return fmt.Errorf("resume: the training data has %d utterances, the checkpoint was made with %d (--new-data to train on other data)", len(all), ck.NumUtts)
 		}
-	} else if opt.InitBundle != nil {
-		b := opt.InitBundle
+	} else if opt.Init != "" || opt.InitBundle != nil {
+		b, name := opt.InitBundle, "the given model"
+		if b == nil {
+			var err error
+			if b, err = model.LoadFile(opt.Init); err != nil {
+				return fmt.Errorf("--init: %w", err)
+			}
+			name = opt.Init
+		}
 		b.Net.Materialize()
-		q, err := model.ParamsFromData(b.Net.Cfg, slices.Clone(b.Net.P.Data))
+		q, err := model.ParamsFromData(b.Net.Cfg, slices.Clone(b.Net.P.Data)) // b stays as it was
 		if err != nil {
 			return err
 		}
 		cmvn, cfg, p = b.Meta.CMVN, b.Net.Cfg, q
-		s.printf("starting from the weights of the given model (%d updates)\n", b.Meta.Training.Steps)
-	} else if opt.Init != "" {
-		b, err := model.LoadFile(opt.Init)
-		if err != nil {
-			return fmt.Errorf("--init: %w", err)
-		}
-		b.Net.Materialize()
-		cmvn, cfg, p = b.Meta.CMVN, b.Net.Cfg, b.Net.P
-		s.printf("starting from the weights of %s (%d updates)\n", opt.Init, b.Meta.Training.Steps)
+		s.printf("starting from the weights of %s (%d updates)\n", name, b.Meta.Training.Steps)
 	} else {
 		cfg = opt.Model
 		cmvn = CMVNOf(all, cfg.NumMel)
