@@ -193,21 +193,25 @@ func adaptInputs(ctx context.Context, e *env, base *model.Bundle, args []string,
 		}
 	}
 	for i := range utts {
-		c, err := audio.Load16k(utts[i].Audio)
-		if err != nil {
-			return nil, err // names the file
-		}
-		utts[i].Duration = float64(len(c.Samples)) / 16000
-	}
-	for i, p := range pairs {
-		c, err := audio.Load16k(p.wav)
+		secs, err := wavSeconds(utts[i].Audio)
 		if err != nil {
 			return nil, err
 		}
-		if secs := float64(len(c.Samples)) / 16000; secs <= adaptMaxClip {
+		utts[i].Duration = secs
+	}
+	for i, p := range pairs {
+		secs, err := wavSeconds(p.wav)
+		if err != nil {
+			return nil, err
+		}
+		if secs <= adaptMaxClip {
 			text, _ := corpus.SpokenText(p.written) // checked above
 			utts = append(utts, corpus.Utterance{Audio: p.wav, Text: text, Duration: secs})
 			continue
+		}
+		c, err := audio.Load16k(p.wav)
+		if err != nil {
+			return nil, err // names the file
 		}
 		words, _, err := align.NewAligner(base).AlignContext(ctx, c.Samples, p.written)
 		if err != nil {
@@ -234,6 +238,29 @@ func adaptInputs(ctx context.Context, e *env, base *model.Bundle, args []string,
 		utts[i].Duration = math.Round(utts[i].Duration*1000) / 1000
 	}
 	return utts, nil
+}
+
+// wavSeconds returns the duration of the WAV file at path from its header
+// (training reads the samples later), or from its samples when the header
+// does not say (a stream's). Errors name the file.
+func wavSeconds(path string) (float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, openErr(path, err)
+	}
+	info, err := audio.DecodeInfo(f, path)
+	f.Close()
+	if err != nil {
+		return 0, err
+	}
+	if d := info.Duration(); d > 0 {
+		return d.Seconds(), nil
+	}
+	c, err := audio.Load16k(path)
+	if err != nil {
+		return 0, err
+	}
+	return float64(len(c.Samples)) / audio.TargetRate, nil
 }
 
 // Clips cut from a long recording (cutAligned): a recording longer than
