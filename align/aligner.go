@@ -188,7 +188,7 @@ func (a *Aligner) alignEncoded(p *encodedPiece, txt *normalize.Text, choose bool
 	}
 	T, V := enc.T, b.Net.Cfg.V()
 	if seg == nil {
-		seg = CTCSegment(enc.CTCLogProbs, T, V, chars, a.Seg)
+		seg = CTCSegment(enc.CTCLogProbs, T, V, chars, sentenceEnds(txt), a.Seg)
 	}
 	if choose {
 		if t, changed := ChooseReadings(enc.CTCLogProbs, T, V, txt, seg, a.Seg.GarbageLogProb); changed {
@@ -196,7 +196,7 @@ func (a *Aligner) alignEncoded(p *encodedPiece, txt *normalize.Text, choose bool
 			if ids, err = model.Encode(chars); err != nil {
 				return nil, nil, err
 			}
-			seg = CTCSegment(enc.CTCLogProbs, T, V, chars, a.Seg)
+			seg = CTCSegment(enc.CTCLogProbs, T, V, chars, sentenceEnds(txt), a.Seg)
 		}
 	}
 	rows := b.Net.ForceAlign(enc, ids)
@@ -349,11 +349,11 @@ func (a *Aligner) alignLong(ctx context.Context, samples []float32, txt *normali
 		e.CTCLogProbs = logp[firstFrame[i]*V : firstFrame[i+1]*V : firstFrame[i+1]*V]
 	}
 	chars := Transcript(txt)
-	seg := CTCSegment(logp, T, V, chars, a.Seg)
+	seg := CTCSegment(logp, T, V, chars, sentenceEnds(txt), a.Seg)
 	if a.Variants {
 		if t, changed := ChooseReadings(logp, T, V, txt, seg, a.Seg.GarbageLogProb); changed {
 			txt, chars = t, Transcript(t)
-			seg = CTCSegment(logp, T, V, chars, a.Seg)
+			seg = CTCSegment(logp, T, V, chars, sentenceEnds(txt), a.Seg)
 		}
 	}
 	logp = nil

@@ -3,6 +3,7 @@ package align
 import (
 	"math"
 
+	"github.com/heed-asr/heed/align/normalize"
 	"github.com/heed-asr/heed/model"
 )
 
@@ -50,18 +51,27 @@ type SegOptions struct {
 	// where the posteriors of the text are weak (a voice the model
 	// recognises badly).
 	Progress float64
+	// InSentence is added to the score of every frame of a pause between
+	// two words of one sentence (see CTCSegment's ends): 0 or negative. A
+	// pause of seconds inside a sentence is rare in read speech and
+	// common between sentences, so a small penalty per frame keeps the
+	// path from spending a sentence's pause inside the wrong sentence.
+	InSentence float64
 }
 
 // DefaultSegOptions returns the options heed uses: a band of 1,536
 // extended labels (768 characters, about a minute of speech), a garbage
 // floor of log(1e-4) per frame, words left out at log(1e-4) per character,
-// -0.7 per frame inside a word and a progress bonus of 5 per character
+// -0.7 per frame inside a word, -0.1 per frame of a pause inside a
+// sentence (3.3 a second; chosen on the long real recordings of the
+// README's model card, where -0.2 and -0.3 moved more sentences of
+// children who pause while reading) and a progress bonus of 5 per character
 // (chosen on glued espeak-ng dev recordings with music, noise and pitch
 // shifts: bench/longreal.py; InWord went from -0.5 to -0.7 with the model
 // of update 128,000, whose last words of a sentence otherwise ran on into
 // the music after it: see the README's model card).
 func DefaultSegOptions() SegOptions {
-	return SegOptions{Band: 1536, GarbageLogProb: math.Log(1e-4), SkipLogProb: math.Log(1e-4), InWord: -0.7, Progress: 5}
+	return SegOptions{Band: 1536, GarbageLogProb: math.Log(1e-4), SkipLogProb: math.Log(1e-4), InWord: -0.7, Progress: 5, InSentence: -0.1}
 }
 
 // Segmentation is the CTC path of a transcript: a span of encoder frames
@@ -101,12 +111,25 @@ func segWords(spoken []Word, chars string, seg *Segmentation, fn string) [][2]in
 	return ranges
 }
 
+// sentenceEnds returns per spoken word of txt whether a sentence ends
+// after it: the last word of a token that Ends.
+func sentenceEnds(txt *normalize.Text) []bool {
+	var ends []bool
+	for _, tok := range txt.Tokens {
+		for i := range tok.Spoken {
+			ends = append(ends, tok.Ends && i == len(tok.Spoken)-1)
+		}
+	}
+	return ends
+}
+
 // segState kinds: what a state's emission score is made of.
 const (
 	labelState  = iota // its label's log-probability, plus InWord
 	blankInWord        // the blank's, plus InWord
 	blankEdge          // the blank's, at least GarbageLogProb (before the first word, after the last)
-	blankSpace         // the blank's or the space's, at least GarbageLogProb (between words)
+	blankSpace         // the blank's or the space's, at least GarbageLogProb (between sentences)
+	blankPause         // blankSpace's score plus InSentence (between two words of a sentence)
 )
 
 // segCodes: how a state was entered, 2 bits.
@@ -125,13 +148,19 @@ const (
 // frame); a space gets the frames between its words. Characters of words
 // the path left out, or did not reach because the band lost them, get the
 // empty span at the end of the previous placed character and Placed false.
-// It returns nil when chars has no word or T is 0. It panics if
-// len(logp) != T*V or chars holds a character outside the vocabulary.
-func CTCSegment(logp []float32, T, V int, chars string, opts SegOptions) *Segmentation {
+// ends, when not nil, tells per word whether a sentence ends after it
+// (sentenceEnds): the pauses between the other words cost
+// opts.InSentence a frame. It returns nil when chars has no word or T is
+// 0. It panics if len(logp) != T*V, ends has not one entry per word, or
+// chars holds a character outside the vocabulary.
+func CTCSegment(logp []float32, T, V int, chars string, ends []bool, opts SegOptions) *Segmentation {
 	if len(logp) != T*V {
 		panic("align: CTCSegment: logp size mismatch")
 	}
 	ranges := wordRanges(chars)
+	if ends != nil && len(ends) != len(ranges) {
+		panic("align: CTCSegment: ends size mismatch")
+	}
 	if len(ranges) == 0 || T == 0 {
 		return nil
 	}
@@ -190,8 +219,10 @@ func CTCSegment(logp []float32, T, V int, chars string, opts SegOptions) *Segmen
 		}
 		st.emits = model.EOS
 		switch {
-		case k > 0 && k < K && wordAt[k] >= 0:
+		case k > 0 && k < K && wordAt[k] >= 0 && (ends == nil || ends[wordAt[k]-1]):
 			st.kind = blankSpace
+		case k > 0 && k < K && wordAt[k] >= 0:
+			st.kind = blankPause
 		case wordAt[k] >= 0:
 			st.kind = blankEdge
 		default:
@@ -206,12 +237,14 @@ func CTCSegment(logp []float32, T, V int, chars string, opts SegOptions) *Segmen
 	// blankScores returns a frame's emission scores of a blank by its
 	// kind; a label's is its log-probability plus InWord (inside a word:
 	// no garbage).
-	blankScores := func(f []float32) [blankSpace + 1]float64 {
+	blankScores := func(f []float32) [blankPause + 1]float64 {
 		blank, space := float64(f[model.EOS]), float64(f[spaceID])
+		between := math.Max(math.Max(blank, space), opts.GarbageLogProb)
 		return [...]float64{
 			blankInWord: blank + opts.InWord,
 			blankEdge:   math.Max(blank, opts.GarbageLogProb),
-			blankSpace:  math.Max(math.Max(blank, space), opts.GarbageLogProb),
+			blankSpace:  between,
+			blankPause:  between + opts.InSentence,
 		}
 	}
 	bpw := (band + 3) / 4

@@ -75,7 +75,7 @@ func TestCTCSegment(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			lp, T, starts := spell(tc.audio, 5, rng)
-			seg := CTCSegment(lp, T, model.VocabSize, tc.text, SegOptions{Band: tc.band, GarbageLogProb: math.Log(1e-4), SkipLogProb: math.Log(1e-4)})
+			seg := CTCSegment(lp, T, model.VocabSize, tc.text, nil, SegOptions{Band: tc.band, GarbageLogProb: math.Log(1e-4), SkipLogProb: math.Log(1e-4)})
 			if seg == nil {
 				t.Fatal("no segmentation")
 			}
@@ -134,7 +134,7 @@ func TestUnheard(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			lp, T, starts := spell(tc.audio, 5, rng)
-			seg := CTCSegment(lp, T, model.VocabSize, tc.text, opts)
+			seg := CTCSegment(lp, T, model.VocabSize, tc.text, nil, opts)
 			u := Unheard(seg, lp, T, model.VocabSize, tc.text)
 			if len(u) != 2 || u[1].Len() != 0 {
 				t.Fatalf("spans %v: want 2, the last empty", u)
@@ -170,6 +170,61 @@ func BenchmarkCTCSegment(b *testing.B) {
 	opts := DefaultSegOptions()
 	b.ReportMetric(float64(T), "frames")
 	for b.Loop() {
-		CTCSegment(lp, T, model.VocabSize, text, opts)
+		CTCSegment(lp, T, model.VocabSize, text, nil, opts)
+	}
+}
+
+// TestSegmentPauseBetweenSentences: a word heard weakly in two places, just
+// after the word before it and, a long pause later, just before the next
+// word, goes where the pause falls between sentences. The second place is
+// the likelier; without the sentence ends (or with InSentence 0) the path
+// takes it and spends the pause inside the sentence.
+func TestSegmentPauseBetweenSentences(t *testing.T) {
+	V := model.VocabSize
+	id := func(c string) int { ids, _ := model.Encode(c); return ids[0] }
+	frame := func(c int, p float64) []float32 {
+		f := make([]float32, V)
+		for v := range f {
+			f[v] = float32(math.Log((1 - p) / float64(V-1)))
+		}
+		f[c] = float32(math.Log(p))
+		return f
+	}
+	var lp []float32
+	add := func(c int, p float64, n int) {
+		for range n {
+			lp = append(lp, frame(c, p)...)
+		}
+	}
+	add(model.EOS, 0.999, 3)
+	add(id("a"), 0.999, 2) // "a"
+	add(model.EOS, 0.999, 1)
+	add(id("x"), 0.5, 2) // "x", weakly, right after "a"
+	add(model.EOS, 0.999, 40)
+	add(id("x"), 0.6, 2) // "x", a little less weakly, before "b"
+	add(model.EOS, 0.999, 1)
+	add(id("b"), 0.999, 2) // "b"
+	add(model.EOS, 0.999, 3)
+	T := len(lp) / V
+	opts := DefaultSegOptions()
+	for _, tc := range []struct {
+		name   string
+		ends   []bool
+		inSent float64
+		start  int // frame where "x" starts
+	}{
+		{"sentence ends after x", []bool{false, true, true}, -0.1, 6},
+		{"one sentence", []bool{false, false, true}, -0.1, 48},
+		{"no ends given", nil, -0.1, 48},
+		{"no penalty", []bool{false, true, true}, 0, 48},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := opts
+			o.InSentence = tc.inSent
+			seg := CTCSegment(lp, T, V, "a x b", tc.ends, o)
+			if got := seg.Spans[2].Start; got != tc.start {
+				t.Errorf("x starts at frame %d, want %d", got, tc.start)
+			}
+		})
 	}
 }

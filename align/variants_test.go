@@ -37,7 +37,7 @@ func TestChooseReadings(t *testing.T) {
 			}
 			logp, T, _ := spell(tt.said, 5, rand.New(rand.NewSource(1)))
 			V := model.VocabSize
-			seg := CTCSegment(logp, T, V, Transcript(txt), DefaultSegOptions())
+			seg := CTCSegment(logp, T, V, Transcript(txt), sentenceEnds(txt), DefaultSegOptions())
 			got, changed := ChooseReadings(logp, T, V, txt, seg, garbage)
 			if s := Transcript(got); s != tt.want || changed != tt.changed {
 				t.Errorf("ChooseReadings = %q, changed %v; want %q, %v", s, changed, tt.want, tt.changed)
