@@ -1,9 +1,10 @@
-# adapt.py [--heed BIN] [--min-minutes M] [--max-minutes M] MANIFEST...
+# adapt.py [--heed BIN] [--min-minutes M] [--max-minutes M] [--blend B] MANIFEST...
 # Measures heed adapt per speaker: each speaker's utterances (manifest order)
 # are split alternately, the even ones (0, 2, ...) to adapt on and the odd
 # ones to test on; the base model and the adapted one are scored on the test
 # half with heed eval asr (defaults). --max-minutes caps the adaptation
-# speech (the first even utterances up to it); speakers with less than
+# speech (the first even utterances up to it); --blend is heed adapt's
+# (default 1: the adapted weights as trained); speakers with less than
 # --min-minutes of it are left out. Prints per speaker, then pooled, CER/WER
 # before and after. Needs one heed adapt run per speaker (about a minute for
 # 12 minutes of speech on 2 cores).
@@ -16,6 +17,7 @@ def opt(name, default):
         i = args.index(name); v = args[i + 1]; del args[i:i + 2]; return type(default)(v)
     return default
 heed = opt('--heed', 'heed'); min_min = opt('--min-minutes', 0.0); max_min = opt('--max-minutes', 1e9)
+blend = opt('--blend', 1.0)
 by = collections.OrderedDict()
 for m in args:
     d = os.path.dirname(os.path.abspath(m))
@@ -45,7 +47,7 @@ with tempfile.TemporaryDirectory() as tmp:
         for p, xs in ((a, fit), (b, test)):
             with open(p, 'w') as f:
                 f.writelines(json.dumps(x) + '\n' for x in xs)
-        subprocess.run([heed, 'adapt', '--hold', '0', '--force', '--out', m, a], check=True, capture_output=True)
+        subprocess.run([heed, 'adapt', '--hold', '0', '--force', '--blend', str(blend), '--out', m, a], check=True, capture_output=True)
         s0, s1 = score(None, b), score(m, b)
         for i, v in enumerate(s0 + s1):
             tot[i] += v

@@ -388,3 +388,26 @@ func (m *Net[F]) ForceAlign(enc *EncOutput[F], ids []int) [][]F {
 	}
 	return att
 }
+
+// Blend returns a frozen network whose every weight is f·a + (1−f)·b, for
+// networks a and b of one configuration: with a fine-tuned from b, an f
+// below 1 keeps part of what b knew (weight-space interpolation, as in
+// Wortsman et al. 2022, "Robust fine-tuning of zero-shot models"). It
+// panics if the configurations differ or f is outside [0, 1].
+func Blend(a, b *Model, f float64) *Model {
+	if !(f >= 0 && f <= 1) {
+		panic("model: Blend weight outside [0, 1]")
+	}
+	if len(a.P.Data) != len(b.P.Data) || a.Cfg.EncHidden != b.Cfg.EncHidden || a.Cfg.EncLayers != b.Cfg.EncLayers {
+		panic("model: Blend of networks of different configurations")
+	}
+	a.Materialize()
+	b.Materialize()
+	p := NewParams[float32](a.Cfg)
+	for i, v := range a.P.Data {
+		p.Data[i] = float32(f*float64(v) + (1-f)*float64(b.P.Data[i]))
+	}
+	net := NewNet(p)
+	net.Freeze()
+	return net
+}

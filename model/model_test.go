@@ -200,3 +200,25 @@ func TestOverfit(t *testing.T) {
 	}
 	t.Fatalf("after %d steps greedy gives %q, want %q", maxSteps, decodeAll(), texts)
 }
+
+// TestBlend: each weight is f·a + (1−f)·b; f outside [0, 1] panics.
+func TestBlend(t *testing.T) {
+	cfg := smallConfig()
+	a, b := NewNet(InitParams[float32](cfg, 1)), NewNet(InitParams[float32](cfg, 2))
+	n := Blend(a, b, 0.25)
+	for i, v := range n.P.Data {
+		if want := float32(0.25*float64(a.P.Data[i]) + 0.75*float64(b.P.Data[i])); v != want {
+			t.Fatalf("weight %d: %g, want %g", i, v, want)
+		}
+	}
+	for _, f := range []float64{-0.1, 1.5, math.NaN()} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Blend(%g) did not panic", f)
+				}
+			}()
+			Blend(a, b, f)
+		}()
+	}
+}

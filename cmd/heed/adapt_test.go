@@ -96,6 +96,39 @@ func TestAdapt(t *testing.T) {
 		}
 	})
 
+	t.Run("blend", func(t *testing.T) {
+		half := filepath.Join(t.TempDir(), "half.heed")
+		if r := heed(t, "", "adapt", "--model", base, "--out", half, "--hold", "1", "--epochs", "1", "--blend", "0.5", voice); r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		h, err := model.LoadFile(half)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := h.Meta.Training.Comments; !strings.Contains(c, "blended 0.5") {
+			t.Errorf("provenance %q", c)
+		}
+		h.Net.Materialize()
+		b.Net.Materialize()
+		orig.Net.Materialize()
+		// The same training (same seed and workers), then halfway back to
+		// the base; float16 storage rounds each weight.
+		moved := 0
+		for i, v := range h.Net.P.Data {
+			a, o := b.Net.P.Data[i], orig.Net.P.Data[i]
+			want := (a + o) / 2
+			if d := math.Abs(float64(v - want)); d > 1e-4+2e-3*math.Abs(float64(want)) {
+				t.Fatalf("weight %d: %g, want (%g + %g)/2", i, v, a, o)
+			}
+			if a != o {
+				moved++
+			}
+		}
+		if moved == 0 {
+			t.Fatal("no weight moved")
+		}
+	})
+
 	t.Run("manifest", func(t *testing.T) {
 		r := heed(t, "", "adapt", "--model", base, "--out", filepath.Join(t.TempDir(), "m.heed"), "--epochs", "1", tinyCorpus(t))
 		if r.code != 0 || !strings.Contains(r.stderr, "3 utterances") || !strings.Contains(r.stderr, "0 held out") {
@@ -127,6 +160,7 @@ func TestAdapt(t *testing.T) {
 		{"unspeakable transcript", "日本語", []string{bad}, 1, "a.txt: token"},
 		{"missing input", "", []string{filepath.Join(bad, "nope")}, 1, "nope"},
 		{"no input", "", nil, 2, "give at least one directory"},
+		{"blend out of range", "", []string{"--blend", "0", bad}, 2, "--blend 0 out of range"},
 		{"no .wav in a directory", "", []string{t.TempDir()}, 1, "no .wav file in it"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
