@@ -56,6 +56,13 @@ type Aligner struct {
 	// such prior).
 	Seg                     SegOptions
 	PriorMargin, PriorSlope float64
+	// ClipSkipLogProb, when not 0, replaces Seg.SkipLogProb in the
+	// segmentation of audio aligned in one piece (up to MaxPiece). There
+	// leaving a word out only marks it as text not in the audio, flagged
+	// and interpolated, and a cheaper skip finds more such words; in a
+	// long recording's segmentation a skipped word also moves the pieces'
+	// boundaries, and a voice the model hears poorly would lose words.
+	ClipSkipLogProb float64
 	// Variants, when set, lets the audio choose the reading of every token
 	// with more than one (normalize.Token.Variants: "2019" said "twenty
 	// nineteen" or "two thousand nineteen") before the words are aligned
@@ -77,7 +84,7 @@ func NewAligner(b *model.Bundle) *Aligner {
 	o := DefaultOptions()
 	o.FrameSec = float64(b.Net.Cfg.Stack) * 0.01
 	return &Aligner{Model: b, Options: o, Refine: true, Offset: 0.02, CTCWeight: 0.5, MaxPiece: 12 * time.Second, MinPause: 200 * time.Millisecond,
-		Seg: DefaultSegOptions(), PriorMargin: 4, PriorSlope: 1, Variants: true}
+		Seg: DefaultSegOptions(), PriorMargin: 4, PriorSlope: 1, ClipSkipLogProb: math.Log(1e-2), Variants: true}
 }
 
 // Detail is what the aligner saw for one piece of audio, for plotting.
@@ -187,8 +194,13 @@ func (a *Aligner) alignEncoded(p *encodedPiece, txt *normalize.Text, choose bool
 		return words, nil, err
 	}
 	T, V := enc.T, b.Net.Cfg.V()
-	if seg == nil {
-		seg = CTCSegment(enc.CTCLogProbs, T, V, chars, sentenceEnds(txt), a.Seg)
+	clip := seg == nil // segmented here, not given by a longer recording's
+	segOpts := a.Seg
+	if clip && a.ClipSkipLogProb != 0 {
+		segOpts.SkipLogProb = a.ClipSkipLogProb
+	}
+	if clip {
+		seg = CTCSegment(enc.CTCLogProbs, T, V, chars, sentenceEnds(txt), segOpts)
 	}
 	if choose {
 		if t, changed := ChooseReadings(enc.CTCLogProbs, T, V, txt, seg, a.Seg.GarbageLogProb); changed {
@@ -196,7 +208,7 @@ func (a *Aligner) alignEncoded(p *encodedPiece, txt *normalize.Text, choose bool
 			if ids, err = model.Encode(chars); err != nil {
 				return nil, nil, err
 			}
-			seg = CTCSegment(enc.CTCLogProbs, T, V, chars, sentenceEnds(txt), a.Seg)
+			seg = CTCSegment(enc.CTCLogProbs, T, V, chars, sentenceEnds(txt), segOpts)
 		}
 	}
 	rows := b.Net.ForceAlign(enc, ids)
