@@ -14,17 +14,7 @@ import (
 // weak random characters) are inserted where text has '#'. It returns the first frame of
 // every byte of text (-1 for '#').
 func spell(text string, lead int, rng *rand.Rand) ([]float32, int, []int) {
-	V := model.VocabSize
 	var frames [][]float32
-	// peak puts p on id and 1e-3 on the others, spread evenly.
-	dist := func(id int, p float64) []float32 {
-		f := make([]float32, V)
-		for v := range f {
-			f[v] = float32(math.Log((1 - p) / float64(V-1)))
-		}
-		f[id] = float32(math.Log(p))
-		return f
-	}
 	peak := func(id int) []float32 { return dist(id, 0.999) }
 	for i := 0; i < lead; i++ {
 		frames = append(frames, peak(model.EOS))
@@ -53,6 +43,18 @@ func spell(text string, lead int, rng *rand.Rand) ([]float32, int, []int) {
 		lp = append(lp, f...)
 	}
 	return lp, len(frames), starts
+}
+
+// dist returns one frame of CTC log-probabilities with p on id and the
+// rest spread evenly over the other labels.
+func dist(id int, p float64) []float32 {
+	V := model.VocabSize
+	f := make([]float32, V)
+	for v := range f {
+		f[v] = float32(math.Log((1 - p) / float64(V-1)))
+	}
+	f[id] = float32(math.Log(p))
+	return f
 }
 
 func TestCTCSegment(t *testing.T) {
@@ -182,18 +184,10 @@ func BenchmarkCTCSegment(b *testing.B) {
 func TestSegmentPauseBetweenSentences(t *testing.T) {
 	V := model.VocabSize
 	id := func(c string) int { ids, _ := model.Encode(c); return ids[0] }
-	frame := func(c int, p float64) []float32 {
-		f := make([]float32, V)
-		for v := range f {
-			f[v] = float32(math.Log((1 - p) / float64(V-1)))
-		}
-		f[c] = float32(math.Log(p))
-		return f
-	}
 	var lp []float32
 	add := func(c int, p float64, n int) {
 		for range n {
-			lp = append(lp, frame(c, p)...)
+			lp = append(lp, dist(c, p)...)
 		}
 	}
 	add(model.EOS, 0.999, 3)
