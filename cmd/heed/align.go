@@ -43,7 +43,11 @@ more than one way ("2019": "twenty nineteen" or "two thousand nineteen";
 "$42.50"; "St." saint or street), the audio chooses the reading aligned
 (--variants=false: always the most common one), and the JSON gives it as
 "spoken", as it does for every token not read as written. Long recordings
-are split at silences and aligned piece by piece in bounded memory.
+are split at silences and aligned piece by piece in bounded memory. Keep
+the text's sentence ends (a period, ?, !, ; or :, or one sentence a line):
+the aligner expects long pauses between sentences rather than inside
+them, which keeps a sentence's first words out of the pause or music
+before it.
 
 Formats (--format):
   json      {"file", "duration", "words": [{"word", "spoken", "start", "end",
