@@ -194,12 +194,11 @@ func (a *Aligner) alignEncoded(p *encodedPiece, txt *normalize.Text, choose bool
 		return words, nil, err
 	}
 	T, V := enc.T, b.Net.Cfg.V()
-	clip := seg == nil // segmented here, not given by a longer recording's
 	segOpts := a.Seg
-	if clip && a.ClipSkipLogProb != 0 {
-		segOpts.SkipLogProb = a.ClipSkipLogProb
-	}
-	if clip {
+	if seg == nil { // segmented here, not given by a longer recording's
+		if a.ClipSkipLogProb != 0 {
+			segOpts.SkipLogProb = a.ClipSkipLogProb
+		}
 		seg = CTCSegment(enc.CTCLogProbs, T, V, chars, sentenceEnds(txt), segOpts)
 	}
 	if choose {
