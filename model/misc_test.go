@@ -326,3 +326,40 @@ func TestParamsFromData(t *testing.T) {
 		t.Fatal("short data accepted")
 	}
 }
+
+// TestSpecAugmentMasksPerSecond checks that TimeMasksPerSec scales the
+// number of time masks with the length: a 20-s utterance with 1 mask a
+// second and masks exactly 10 frames wide loses 20 spans' worth of
+// frames, not the 2 of TimeMasks alone.
+func TestSpecAugmentMasksPerSecond(t *testing.T) {
+	const frames, mel = 2000, 2
+	masked := func(s SpecAugment) int {
+		f := make([]float32, frames*mel)
+		for i := range f {
+			f[i] = 1
+		}
+		n := 0
+		for seed := range uint64(20) {
+			for i := range f {
+				f[i] = 1
+			}
+			s.Apply(f, frames, mel, rand.New(rand.NewPCG(seed, 7)))
+			for tt := 0; tt < frames; tt++ {
+				if f[tt*mel] == 0 {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	two := masked(SpecAugment{TimeMasks: 2, TimeWidth: 10})
+	perSec := masked(SpecAugment{TimeMasks: 2, TimeWidth: 10, TimeMasksPerSec: 1})
+	// 20 draws of 2 masks of mean width 5: about 200 frames; of 20 masks:
+	// about 2,000 less overlaps.
+	if two > 300 || perSec < 1500 {
+		t.Fatalf("masked frames over 20 draws: %d with 2 masks, %d with 1 a second", two, perSec)
+	}
+	if got := masked(SpecAugment{TimeMasks: 2, TimeWidth: 10, TimeMasksPerSec: 0.05}); got != two {
+		t.Fatalf("1 mask per 20 s must leave the 2 masks alone: %d frames, want %d", got, two)
+	}
+}

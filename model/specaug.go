@@ -10,14 +10,18 @@ import (
 // SpecAugment masks input features (Park et al. 2019, without time warping):
 // FreqMasks bands of up to FreqWidth mel bins and TimeMasks spans of up to
 // TimeWidth frames (and at most TimeRatio of the utterance each, when
-// TimeRatio > 0) are set to 0, the mean of CMVN-normalised features. The zero
-// value masks nothing.
+// TimeRatio > 0) are set to 0, the mean of CMVN-normalised features. With
+// TimeMasksPerSec > 0 a long utterance gets more time masks, that many per
+// second of audio (frames of 10 ms), TimeMasks at least: the adaptive
+// policy of Park et al. 2020, so that a 10-s utterance is masked in the
+// same share as a 2-s one. The zero value masks nothing.
 type SpecAugment struct {
-	FreqMasks int     `json:"freq_masks"`
-	FreqWidth int     `json:"freq_width"` // bins
-	TimeMasks int     `json:"time_masks"`
-	TimeWidth int     `json:"time_width"` // 10 ms frames
-	TimeRatio float64 `json:"time_ratio"` // cap on one time mask as a fraction of frames
+	FreqMasks       int     `json:"freq_masks"`
+	FreqWidth       int     `json:"freq_width"` // bins
+	TimeMasks       int     `json:"time_masks"`
+	TimeWidth       int     `json:"time_width"`                 // 10 ms frames
+	TimeRatio       float64 `json:"time_ratio"`                 // cap on one time mask as a fraction of frames
+	TimeMasksPerSec float64 `json:"time_masks_per_s,omitempty"` // time masks per second, TimeMasks at least
 }
 
 // DefaultSpecAugment returns 2 frequency masks of up to 15 bins and 2 time
@@ -48,7 +52,11 @@ func specAugment[F kern.Float](feats []F, frames, numMel int, s SpecAugment, rng
 		maxW = min(maxW, int(s.TimeRatio*float64(frames)))
 	}
 	maxW = min(maxW, frames)
-	for range s.TimeMasks {
+	masks := s.TimeMasks
+	if s.TimeMasksPerSec > 0 {
+		masks = max(masks, int(s.TimeMasksPerSec*float64(frames)/100+0.5))
+	}
+	for range masks {
 		w := rng.IntN(maxW + 1)
 		t0 := rng.IntN(frames - w + 1)
 		clear(feats[t0*numMel : (t0+w)*numMel])

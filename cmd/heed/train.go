@@ -30,8 +30,9 @@ It uses all cores, sorts and batches utterances by length, and writes to DIR:
 A checkpoint is written every --checkpoint-every, at the end, and on Ctrl-C.
 --resume continues exactly where the last checkpoint stopped: the network
 and training settings are taken from the checkpoint, except that --lr,
---warmup, --decay, --clip, --specaug, --warp and --per-utterance, when given,
-replace the checkpoint's (the optimizer state is kept). With --new-data, --resume
+--warmup, --decay, --clip, --specaug (with its --specaug-* settings), --warp
+and --per-utterance, when given, replace the checkpoint's (the optimizer
+state is kept). With --new-data, --resume
 accepts training manifests other than the checkpoint's (say, more noisy
 speech added late): weights, optimizer and schedule carry on, and a new
 pass begins over the new data. --widen-enc N, with --resume or --init, gives
@@ -67,6 +68,8 @@ silent and learn from there, and the next checkpoint has the new shape.`,
 			decay := fs.String("decay", "inv_sqrt", "learning-rate decay after warm-up: inv_sqrt, cosine or constant")
 			clip := fs.Float64("clip", 5, "global gradient-norm clip")
 			specaug := fs.Bool("specaug", true, "SpecAugment time and frequency masks")
+			saFreqWidth := fs.Int("specaug-freq-width", model.DefaultSpecAugment().FreqWidth, "SpecAugment: widest frequency mask, in mel bins (two masks)")
+			saPerSec := fs.Float64("specaug-masks-per-s", 0, "SpecAugment: time masks per second of audio, two at least (0: always two); each up to 0.4 s and a fifth of the utterance")
 			perUtt := fs.Bool("per-utterance", false, "run each worker's utterances one at a time instead of as one batch (the slower pre-batching path; same gradient up to rounding)")
 			fs.IntVar(&cfg.EncLayers, "enc-layers", cfg.EncLayers, "encoder BiGRU layers")
 			fs.IntVar(&cfg.EncHidden, "enc-hidden", cfg.EncHidden, "encoder GRU units per direction")
@@ -95,6 +98,9 @@ silent and learn from there, and the next checkpoint has the new shape.`,
 				if !(o.VTLP >= 0 && o.VTLP < 0.5) {
 					return usagef("--vtlp %v: want a share in [0, 0.5)", o.VTLP)
 				}
+				if *saFreqWidth < 0 || *saFreqWidth > cfg.NumMel || !(*saPerSec >= 0 && *saPerSec <= 20) {
+					return usagef("--specaug-freq-width %d or --specaug-masks-per-s %g out of range ([0, %d] bins, [0, 20] masks a second)", *saFreqWidth, *saPerSec, cfg.NumMel)
+				}
 				if !(*warp >= 0 && *warp < 0.5) {
 					return usagef("--warp %v: want a share in [0, 0.5)", *warp)
 				}
@@ -119,6 +125,8 @@ silent and learn from there, and the next checkpoint has the new shape.`,
 				o.Run.Warp = *warp
 				if *specaug {
 					o.Run.SpecAug = model.DefaultSpecAugment()
+					o.Run.SpecAug.FreqWidth = *saFreqWidth
+					o.Run.SpecAug.TimeMasksPerSec = *saPerSec
 				}
 				if resume {
 					set := map[string]bool{}
@@ -139,7 +147,7 @@ silent and learn from there, and the next checkpoint has the new shape.`,
 						if set["clip"] {
 							r.ClipNorm = given.ClipNorm
 						}
-						if set["specaug"] {
+						if set["specaug"] || set["specaug-freq-width"] || set["specaug-masks-per-s"] {
 							r.SpecAug = given.SpecAug
 						}
 						if set["warp"] {

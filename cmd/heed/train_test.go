@@ -176,6 +176,24 @@ func TestTrain(t *testing.T) {
 		}
 	})
 
+	t.Run("resume with stronger SpecAugment", func(t *testing.T) {
+		args := []string{"train", "--resume", "--out", out, "--log-every", "1", "--eval-every", "0", "--batch-frames", "2000", "--workers", "1", "--steps", "5"}
+		if r := heed(t, "", append(args, "--specaug-masks-per-s", "-1")...); r.code != 2 || !strings.Contains(r.stderr, "--specaug-masks-per-s") {
+			t.Fatalf("--specaug-masks-per-s -1: exit %d, stderr:\n%s", r.code, r.stderr)
+		}
+		r := heed(t, "", append(args, "--specaug-freq-width", "27", "--specaug-masks-per-s", "1")...)
+		if r.code != 0 || !strings.Contains(r.stderr, "2 frequency masks of up to 27 bins, 2 time masks of up to 40 frames (1 a second at least)") {
+			t.Fatalf("--specaug-freq-width 27 --specaug-masks-per-s 1: exit %d, stderr:\n%s", r.code, r.stderr)
+		}
+		// The checkpoint keeps the policy; --specaug alone restores the default.
+		if r := heed(t, "", args...); !strings.Contains(r.stderr, "up to 27 bins") {
+			t.Errorf("plain resume: exit %d, stderr:\n%s", r.code, r.stderr)
+		}
+		if r := heed(t, "", append(args, "--specaug")...); r.code != 0 || strings.Contains(r.stderr, "27 bins") {
+			t.Errorf("--specaug: exit %d, stderr:\n%s", r.code, r.stderr)
+		}
+	})
+
 	t.Run("resume with a new schedule", func(t *testing.T) {
 		// A resumed run may restart the learning rate: warm-up to update 5
 		// (already past), then cosine from 1e-3 to 1e-3/20 at update 7.

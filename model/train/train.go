@@ -233,6 +233,10 @@ func (s *state) load() error {
 	if run.Warp > 0 {
 		s.printf("vocal-tract-length perturbation drawn at every update (up to %.0f%%) on every utterance\n", 100*run.Warp)
 	}
+	if sa := run.SpecAug; sa != model.DefaultSpecAugment() && sa != (model.SpecAugment{}) {
+		s.printf("SpecAugment: %d frequency masks of up to %d bins, %d time masks of up to %d frames (%g a second at least)\n",
+			sa.FreqMasks, sa.FreqWidth, sa.TimeMasks, sa.TimeWidth, sa.TimeMasksPerSec)
+	}
 	ckCfg := cfg // the checkpoint's shape, which its Adam moments have
 	if opt.WidenEnc > 0 && opt.WidenEnc != cfg.EncHidden {
 		if opt.WidenEnc < cfg.EncHidden {
