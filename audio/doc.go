@@ -46,6 +46,40 @@
 // writers leave it, means "read to EOF". No buffer is sized from a header
 // claim alone, so a lying header cannot cause a large allocation.
 //
+// # NIST SPHERE files
+//
+// DecodeSphere and ReadSphereFile read NIST SPHERE files (the TIMIT, AN4
+// and other LDC/NIST corpora): an ASCII header, then the samples. The
+// header starts with the line "NIST_1A", then the header size in bytes as
+// a decimal line ("   1024"), then "name -type value" lines up to
+// "end_head", padded to that size; -i is an integer, -r a real and -sN a
+// string of N bytes; lines starting with ";" are comments:
+//
+//	NIST_1A
+//	   1024
+//	sample_count -i 16000
+//	sample_rate -i 16000
+//	sample_n_bytes -i 2
+//	sample_byte_format -s2 01
+//	channel_count -i 1
+//	sample_coding -s3 pcm
+//	sample_checksum -i 9508
+//	end_head
+//
+// Decoded is uncompressed 16-bit PCM (sample_coding "pcm", or absent), one
+// channel, sample_byte_format "01" (little-endian, Info.Encoding
+// "pcm_s16le") or "10" (big-endian, "pcm_s16be"), at 8000..192000 Hz.
+// sample_rate, sample_count, sample_n_bytes and sample_byte_format are
+// required. Rejected with *UnsupportedError: shorten- or wavpack-compressed
+// data, mu-law and A-law, other sample sizes, several channels, rates out
+// of range. Rejected with *FormatError: input that is not SPHERE (wraps
+// ErrNotSphere), a header or data cut short (wraps io.ErrUnexpectedEOF:
+// every sample the header claims must be there), malformed or repeated
+// header lines, a missing required field, header sizes over 64 KiB and
+// sample counts over 2^32. Bytes after the last sample are ignored. A
+// sample_checksum (the 16-bit sum of the samples) that does not match
+// gives a warning, one that matches with the bytes swapped says so.
+//
 // # Reading
 //
 //	clip, err := audio.Load16k("talk.wav") // decode + resample to 16 kHz

@@ -9,10 +9,12 @@ import (
 // RIFF/WAVE file at all (empty, another container, random bytes).
 var ErrNotWAV = errors.New("not a WAV file")
 
-// FormatError reports input that is not a valid WAV file: no RIFF header,
-// a truncated header, zero channels or sample rate, inconsistent fields.
-// Err, when set, is the underlying cause: io.ErrUnexpectedEOF when the
-// input ends inside the header, or ErrNotWAV.
+// FormatError reports input that is not a valid WAV (or, from
+// DecodeSphere, SPHERE) file: no RIFF header, a truncated header, zero
+// channels or sample rate, inconsistent fields. Err, when set, is the
+// underlying cause: io.ErrUnexpectedEOF when the input ends inside the
+// header (or, in a SPHERE file, before the last sample), ErrNotWAV or
+// ErrNotSphere.
 type FormatError struct {
 	File    string // name given to Decode, ReadFile or NewStream
 	Problem string // what is wrong, e.g. "not a WAV file (no RIFF header)"
@@ -21,8 +23,8 @@ type FormatError struct {
 
 func (e *FormatError) Error() string { return fileName(e.File) + ": " + e.Problem }
 
-// Unwrap returns the cause, so that errors.Is(err, io.ErrUnexpectedEOF)
-// and errors.Is(err, ErrNotWAV) work.
+// Unwrap returns the cause, so that errors.Is(err, io.ErrUnexpectedEOF),
+// errors.Is(err, ErrNotWAV) and errors.Is(err, ErrNotSphere) work.
 func (e *FormatError) Unwrap() error { return e.Err }
 
 // UnsupportedError reports a well-formed file that uses a feature this

@@ -22,8 +22,8 @@ const (
 // Info describes an audio input as stored, before downmixing and
 // resampling.
 type Info struct {
-	Container     string // "wav" or "raw"
-	Encoding      string // "pcm_u8", "pcm_s16le", "pcm_s24le", "pcm_s32le", "float32" or "float64"
+	Container     string // "wav", "raw" or "sphere"
+	Encoding      string // "pcm_u8", "pcm_s16le", "pcm_s24le", "pcm_s32le", "float32" or "float64"; "pcm_s16be" in SPHERE files
 	BitsPerSample int    // container bits per sample: 8, 16, 24, 32 or 64
 	SampleRate    int    // Hz
 	Channels      int    // interleaved channels, 1..8
@@ -118,6 +118,8 @@ func sniff(name string, b []byte) error {
 		kind = "looks like Sun AU"
 	case has("caff"):
 		kind = "looks like CAF"
+	case has("NIST_1A"):
+		kind = "looks like NIST SPHERE; read it with DecodeSphere"
 	case len(b) == 0:
 		return formatErr(name, ErrNotWAV, "not a WAV file (empty input)")
 	}

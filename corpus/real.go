@@ -15,9 +15,9 @@ import (
 // RealClip is one recording of a real-speech source, as its upstream
 // distribution gives it: an audio file and a written transcript.
 type RealClip struct {
-	Source  string // "so762", "kathleen", "wakeword", "mfa", "precise", "audiomnist", "commonvoice", "vctk" or "librispeech"
+	Source  string // "so762", "kathleen", "wakeword", "mfa", "precise", "audiomnist", "commonvoice", "vctk", "librispeech" or "an4"
 	ID      string // unique within the source
-	Path    string // the audio file (WAV, FLAC or, for Common Voice, MP3)
+	Path    string // the audio file (WAV, FLAC, NIST SPHERE for AN4 or, for Common Voice, MP3)
 	Text    string // the transcript as written upstream
 	Speaker string // speaker label, prefixed by the source ("so762-0001"); "" when unknown
 	// Prompt names the text read, for sources where one text was recorded
@@ -765,4 +765,155 @@ func cvPrompt(text string) string {
 	return strings.Join(strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
 	}), " ")
+}
+
+// an4Sets are the two sets of AN4: the audio folder under wav/, its
+// transcription under etc/ and the Split of its clips.
+var an4Sets = []struct{ folder, trans, split string }{
+	{"an4_clstk", "an4_train.transcription", "train"},
+	{"an4test_clstk", "an4_test.transcription", "test"},
+}
+
+// ReadAN4 lists CMU's AN4 (census) database (Carnegie Mellon University,
+// recorded about 1991; licence: "free for use for any purpose (commercial
+// or otherwise)", BSD-style) in dir, its an4 folder as the CMU Sphinx
+// tutorial's an4_sphere.tar.gz unpacks: etc/an4_train.transcription and
+// etc/an4_test.transcription (ParseAN4Transcription), and the close-talking
+// microphone's NIST SPHERE recordings wav/an4_clstk/SPK/ID.sph (74
+// training speakers) and wav/an4test_clstk/SPK/ID.sph (10 test speakers),
+// ID "an251-fash-b" (utterance, speaker, "b"). Census answers, spelled
+// letters, digits, dates and commands; the transcripts are lower-cased
+// ("p i t t s b u r g h", "enter five zero").
+//
+// Every recording must have its transcription line and every line its
+// recording: AN4 is small and whole, so a difference is a broken copy, an
+// error naming the first file and the count (some copies'
+// an4_test.transcription lacks the 13 lines of speaker fcaw). Other files
+// (the .wav copies some copies add, the cepstra of feat/) are not read.
+// The speaker is "an4-" and SPK, Split "train" or "test", the prompt the
+// ID. Clips are sorted by Split, then ID.
+func ReadAN4(dir string) ([]RealClip, error) {
+	var clips []RealClip
+	seen := map[string]bool{}
+	for _, set := range an4Sets {
+		tpath := filepath.Join(dir, "etc", set.trans)
+		b, err := os.ReadFile(tpath)
+		if err != nil {
+			return nil, fmt.Errorf("an4: %w", err)
+		}
+		lines, err := ParseAN4Transcription(b)
+		if err != nil {
+			return nil, fmt.Errorf("an4: %s:%w", tpath, err)
+		}
+		sph, err := globSome("an4", dir, "wav/"+set.folder+"/*/*.sph")
+		if err != nil {
+			return nil, err
+		}
+		have := map[string]bool{}
+		for _, p := range sph {
+			have[p] = true
+		}
+		var noAudio []string
+		for _, l := range lines {
+			if seen[l.ID] {
+				return nil, fmt.Errorf("an4: %s: ID %s is in both sets", tpath, l.ID)
+			}
+			seen[l.ID] = true
+			spk := strings.Split(l.ID, "-")[1]
+			p := filepath.Join(dir, "wav", set.folder, spk, l.ID+".sph")
+			if !have[p] {
+				noAudio = append(noAudio, l.ID)
+				continue
+			}
+			delete(have, p)
+			clips = append(clips, RealClip{Source: "an4", ID: l.ID, Path: p, Text: strings.ToLower(l.Text),
+				Speaker: "an4-" + spk, Prompt: l.ID, Split: set.split})
+		}
+		if len(noAudio) > 0 {
+			return nil, fmt.Errorf("an4: %d lines of %s have no recording wav/%s/SPK/ID.sph (first: %s)", len(noAudio), tpath, set.folder, noAudio[0])
+		}
+		if len(have) > 0 {
+			var extra []string
+			for p := range have {
+				extra = append(extra, p)
+			}
+			sort.Strings(extra)
+			hint := ""
+			if set.split == "test" {
+				hint = "; some copies' an4_test.transcription lacks the 13 lines of speaker fcaw"
+			}
+			return nil, fmt.Errorf("an4: %d recordings in %s have no line in %s, or one naming another speaker (first: %s)%s",
+				len(extra), filepath.Join(dir, "wav", set.folder), tpath, extra[0], hint)
+		}
+	}
+	sort.Slice(clips, func(i, j int) bool {
+		if clips[i].Split != clips[j].Split {
+			return clips[i].Split < clips[j].Split
+		}
+		return clips[i].ID < clips[j].ID
+	})
+	return clips, nil
+}
+
+// AN4Line is one line of an AN4 transcription file.
+type AN4Line struct{ ID, Text string }
+
+// ParseAN4Transcription parses an AN4 (CMU Sphinx) transcription file:
+// lines "<s> WORDS </s> (ID)" (an4_train.transcription) or "WORDS (ID)"
+// (an4_test.transcription), ID three hyphen-separated fields of a-z and
+// 0-9 ("an251-fash-b": utterance, speaker, microphone). The sentence
+// marks "<s>" and "</s>" are dropped, the words joined by single spaces
+// and passed on as written ("P I T T S B U R G H"): nothing else is
+// judged, so other markup stays for the caller to refuse. CRLF and blank
+// lines are tolerated, and tabs between words; a line without words or an ID, with control
+// characters, or repeating an ID is an error naming the line: "N: ...".
+func ParseAN4Transcription(b []byte) ([]AN4Line, error) {
+	var out []AN4Line
+	seen := map[string]bool{}
+	for n, raw := range strings.Split(string(b), "\n") {
+		line := strings.TrimSpace(raw)
+		if line == "" {
+			continue
+		}
+		bad := func() error { return fmt.Errorf("%d: want \"<s> WORDS </s> (ID)\", got %q", n+1, raw) }
+		i := strings.LastIndexByte(line, '(')
+		if i < 0 || !strings.HasSuffix(line, ")") || strings.IndexFunc(line, func(r rune) bool { return unicode.IsControl(r) && r != '\t' }) >= 0 {
+			return nil, bad()
+		}
+		id := line[i+1 : len(line)-1]
+		if !an4ID(id) {
+			return nil, bad()
+		}
+		words := strings.Fields(line[:i])
+		if len(words) > 0 && words[0] == "<s>" {
+			words = words[1:]
+		}
+		if len(words) > 0 && words[len(words)-1] == "</s>" {
+			words = words[:len(words)-1]
+		}
+		if len(words) == 0 {
+			return nil, bad()
+		}
+		if seen[id] {
+			return nil, fmt.Errorf("%d: ID %q repeated", n+1, id)
+		}
+		seen[id] = true
+		out = append(out, AN4Line{id, strings.Join(words, " ")})
+	}
+	return out, nil
+}
+
+// an4ID reports whether id has the form of an AN4 utterance ID: three
+// non-empty fields of a-z and 0-9 joined by hyphens.
+func an4ID(id string) bool {
+	f := strings.Split(id, "-")
+	if len(f) != 3 {
+		return false
+	}
+	for _, s := range f {
+		if s == "" || strings.Trim(s, "abcdefghijklmnopqrstuvwxyz0123456789") != "" {
+			return false
+		}
+	}
+	return true
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 func TestParseKaldiTable(t *testing.T) {
@@ -372,6 +373,155 @@ func FuzzParseLibriTrans(f *testing.F) {
 				t.Errorf("ID %q is not %s-NNNN", l.ID, chapter)
 			}
 			if l.Text == "" || l.Text != strings.TrimSpace(l.Text) || strings.ContainsAny(l.Text, "\n\r") {
+				t.Errorf("text %q", l.Text)
+			}
+		}
+	})
+}
+
+func TestParseAN4Transcription(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		want     []AN4Line
+		err      string
+	}{
+		{"train form", "<s> YES </s> (an251-fash-b)\n<s> U M N Y H SIX </s> (an255-fash-b)\n",
+			[]AN4Line{{"an251-fash-b", "YES"}, {"an255-fash-b", "U M N Y H SIX"}}, ""},
+		{"test form, CRLF, blank lines, extra spaces", "\r\n  ERASE  C Q Q F SEVEN (an407-fcaw-b)\r\n\r\nGO (cen1-flmm2-b)",
+			[]AN4Line{{"an407-fcaw-b", "ERASE C Q Q F SEVEN"}, {"cen1-flmm2-b", "GO"}}, ""},
+		{"markup is passed on", "<s> <sil> NO </s> (an1-abc-b)\n", []AN4Line{{"an1-abc-b", "<sil> NO"}}, ""},
+		{"empty file", "", nil, ""},
+		{"no ID", "<s> YES </s>\n", nil, "1: want"},
+		{"no words", "<s> </s> (an1-abc-b)\n", nil, "1: want"},
+		{"ID not closed", "YES (an1-abc-b\n", nil, "1: want"},
+		{"ID with two fields", "YES\n YES (an1-abc)\n", nil, "1: want"},
+		{"ID with a path", "YES (../abc-b)\n", nil, "1: want"},
+		{"ID with upper case", "YES (AN1-abc-b)\n", nil, "1: want"},
+		{"empty ID field", "YES (an1--b)\n", nil, "1: want"},
+		{"text after the ID", "YES (an1-abc-b) NO\n", nil, "1: want"},
+		{"tab between words", "YES\tNO (an1-abc-b)\n", []AN4Line{{"an1-abc-b", "YES NO"}}, ""},
+		{"control character", "YES (an1-abc-b)\nNO\x00 (an2-abc-b)\n", nil, "2: want"},
+		{"repeated ID", "YES (an1-abc-b)\nNO (an1-abc-b)\n", nil, "2: ID \"an1-abc-b\" repeated"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ParseAN4Transcription([]byte(tc.in))
+			if tc.err != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), tc.err) {
+					t.Fatalf("error %v, want %q...", err, tc.err)
+				}
+				return
+			}
+			if err != nil || len(got) != len(tc.want) {
+				t.Fatalf("got %q, %v; want %q", got, err, tc.want)
+			}
+			for i := range got {
+				if got[i] != tc.want[i] {
+					t.Errorf("line %d: %q, want %q", i, got[i], tc.want[i])
+				}
+			}
+		})
+	}
+}
+
+// an4Files is a small AN4 copy: two training speakers, one test speaker,
+// the test transcription in the form without sentence marks, a stray .wav
+// copy that is not read.
+func an4Files() map[string]string {
+	return map[string]string{
+		"etc/an4_train.transcription":             "<s> YES </s> (an251-fash-b)\n<s> H I N I C H </s> (cen1-fash-b)\n<s> TWENTY ONE </s> (an61-flmm2-b)\n",
+		"etc/an4_test.transcription":              "RUBOUT G M E F THREE NINE (an406-fcaw-b)\n",
+		"wav/an4_clstk/fash/an251-fash-b.sph":     "x",
+		"wav/an4_clstk/fash/cen1-fash-b.sph":      "x",
+		"wav/an4_clstk/flmm2/an61-flmm2-b.sph":    "x",
+		"wav/an4_clstk/flmm2/an62-flmm2-b.wav":    "x",
+		"wav/an4test_clstk/fcaw/an406-fcaw-b.sph": "x",
+	}
+}
+
+func TestReadAN4(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, an4Files())
+	clips, err := ReadAN4(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []RealClip{
+		{Source: "an4", ID: "an406-fcaw-b", Path: filepath.Join(dir, "wav", "an4test_clstk", "fcaw", "an406-fcaw-b.sph"),
+			Text: "rubout g m e f three nine", Speaker: "an4-fcaw", Prompt: "an406-fcaw-b", Split: "test"},
+		{Source: "an4", ID: "an251-fash-b", Path: filepath.Join(dir, "wav", "an4_clstk", "fash", "an251-fash-b.sph"),
+			Text: "yes", Speaker: "an4-fash", Prompt: "an251-fash-b", Split: "train"},
+		{Source: "an4", ID: "an61-flmm2-b", Path: filepath.Join(dir, "wav", "an4_clstk", "flmm2", "an61-flmm2-b.sph"),
+			Text: "twenty one", Speaker: "an4-flmm2", Prompt: "an61-flmm2-b", Split: "train"},
+		{Source: "an4", ID: "cen1-fash-b", Path: filepath.Join(dir, "wav", "an4_clstk", "fash", "cen1-fash-b.sph"),
+			Text: "h i n i c h", Speaker: "an4-fash", Prompt: "cen1-fash-b", Split: "train"},
+	}
+	if len(clips) != len(want) {
+		t.Fatalf("got %+v", clips)
+	}
+	for i := range want {
+		if clips[i] != want[i] {
+			t.Errorf("clip %d: %+v, want %+v", i, clips[i], want[i])
+		}
+	}
+}
+
+// A copy whose files and transcription lines differ is refused, naming
+// the first difference.
+func TestReadAN4Broken(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		edit  map[string]string
+		error string
+	}{
+		{"test line missing", map[string]string{"etc/an4_test.transcription": "\n"},
+			filepath.Join("wav", "an4test_clstk") + " have no line in"},
+		{"recording missing", map[string]string{"etc/an4_train.transcription": "<s> YES </s> (an251-fash-b)\n<s> NO </s> (an252-fash-b)\n"},
+			"1 lines of"},
+		{"recording under another speaker", map[string]string{"wav/an4_clstk/flmm2/cen1-fash-b.sph": "x"},
+			filepath.Join("flmm2", "cen1-fash-b.sph") + ")"},
+		{"ID in both sets", map[string]string{"etc/an4_test.transcription": "YES (an251-fash-b)\n",
+			"wav/an4test_clstk/fash/an251-fash-b.sph": "x"}, "ID an251-fash-b is in both sets"},
+		{"malformed line", map[string]string{"etc/an4_test.transcription": "YES\n"}, "an4_test.transcription:1: want"},
+		{"no transcription", map[string]string{}, "no such file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			files := an4Files()
+			if len(tc.edit) == 0 {
+				delete(files, "etc/an4_test.transcription")
+			}
+			for k, v := range tc.edit {
+				files[k] = v
+			}
+			writeFiles(t, dir, files)
+			_, err := ReadAN4(dir)
+			if err == nil || !strings.HasPrefix(err.Error(), "an4: ") || !strings.Contains(err.Error(), tc.error) {
+				t.Errorf("error %v, want an4: ...%s", err, tc.error)
+			}
+		})
+	}
+}
+
+// FuzzParseAN4Transcription checks that the parser never panics and that
+// what it accepts is well formed: IDs of three a-z0-9 fields, each once,
+// words single-spaced without control characters. Its seeds are in
+// testdata/fuzz/FuzzParseAN4Transcription.
+func FuzzParseAN4Transcription(f *testing.F) {
+	f.Fuzz(func(t *testing.T, b []byte) {
+		lines, err := ParseAN4Transcription(b)
+		if err != nil {
+			if !strings.Contains(err.Error(), ": ") {
+				t.Fatalf("error %q names no line", err)
+			}
+			return
+		}
+		seen := map[string]bool{}
+		for _, l := range lines {
+			if !an4ID(l.ID) || seen[l.ID] || strings.ContainsAny(l.ID, "/.") {
+				t.Errorf("ID %q", l.ID)
+			}
+			seen[l.ID] = true
+			if l.Text == "" || l.Text != strings.Join(strings.Fields(l.Text), " ") || strings.IndexFunc(l.Text, unicode.IsControl) >= 0 {
 				t.Errorf("text %q", l.Text)
 			}
 		}

@@ -87,8 +87,10 @@ type options struct {
 	vctkDev     int
 	libri       string
 	libriDev    int
+	libriTrain  string
 	commonvoice string
 	cvDev       float64
+	an4         string
 
 	// festival voices (festival.go)
 	festivalHours float64
@@ -135,8 +137,10 @@ func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.IntVar(&o.vctkDev, "vctk-dev", 10, "VCTK speakers held out as vctk_dev.jsonl (all of them when the copy has no more)")
 	fs.StringVar(&o.libri, "librispeech", "", "import LibriSpeech (CC BY 4.0) from this `dir` (SUBSET/SPK/CHAPTER/ with SPK-CHAPTER.trans.txt and .flac, as openslr.org's archives unpack; FLAC needs flac) into librispeech_train.jsonl and librispeech_dev.jsonl: the dev-* and test-* subsets are dev, the train-* subsets train")
 	fs.IntVar(&o.libriDev, "librispeech-dev", 0, "speakers of LibriSpeech's train-* subsets also held out as librispeech_dev.jsonl")
+	fs.StringVar(&o.libriTrain, "librispeech-train", "", "LibriSpeech dev-* or test-* `subsets` (comma-separated, e.g. test-clean,dev-clean-2) imported into librispeech_train.jsonl instead of librispeech_dev.jsonl (their speakers are in no other subset)")
 	fs.StringVar(&o.commonvoice, "commonvoice", "", "import the validated clips of Mozilla Common Voice's first release (CC0) from this `dir` (Common Voice 1's cv-valid-*.csv with their MP3s, and a later release's en/validated.tsv with en/clips/; needs ffmpeg) into commonvoice_train.jsonl and commonvoice_dev.jsonl")
 	fs.Float64Var(&o.cvDev, "commonvoice-dev", 0.05, "share of Common Voice sentences (every take of each) held out as commonvoice_dev.jsonl")
+	fs.StringVar(&o.an4, "an4", "", "import CMU's AN4 census database (Carnegie Mellon University, BSD-style licence: free for any use, commercial or otherwise, keeping its copyright notice) from this an4 `dir` (etc/an4_train.transcription, etc/an4_test.transcription and the NIST SPHERE files wav/an4_clstk/SPK/ID.sph, wav/an4test_clstk/SPK/ID.sph, as an4_sphere.tar.gz unpacks) into an4_train.jsonl and an4_dev.jsonl: the test speakers are dev")
 	fs.IntVar(&o.realCopies, "real-copies", 2, "augmented copies of each real training clip (speed 0.85-1.15, then reverb, noise, babble, telephone, gain)")
 	fs.IntVar(&o.so762Dev, "so762-dev", 25, "speechocean762 test-split speakers held out as so762_dev.jsonl")
 	fs.Float64Var(&o.kathleenDev, "kathleen-dev", 0.1, "share of Kathleen's prompts (whole prompts) held out as kathleen_dev.jsonl")
@@ -198,7 +202,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.hours < 0 || o.noisyHours < 0 || o.devMinutes < 0 || o.jobs < 1 || o.fliteShare < 0 || o.fsddShare < 0 || o.fliteShare+o.fsddShare > 1 || o.aug < 0 || o.aug > 1 || o.devFrac <= 0 || o.devFrac >= 1 || o.testGlued < 0 {
 		return fmt.Errorf("%w: flag value out of range", errUsage)
 	}
-	if o.speechocean != "" || o.kathleen != "" || o.wakeword != "" || o.mfa != "" || o.precise != "" || o.audiomnist != "" || o.commonvoice != "" || o.vctk != "" || o.libri != "" {
+	if o.speechocean != "" || o.kathleen != "" || o.wakeword != "" || o.mfa != "" || o.precise != "" || o.audiomnist != "" || o.commonvoice != "" || o.vctk != "" || o.libri != "" || o.an4 != "" {
 		if o.realCopies < 0 || o.so762Dev < 0 || o.kathleenDev < 0 || o.kathleenDev >= 1 || o.amnistDev < 0 || o.vctkDev < 0 || o.libriDev < 0 || o.cvDev < 0 || o.cvDev >= 1 || o.jobs < 1 {
 			return fmt.Errorf("%w: flag value out of range", errUsage)
 		}

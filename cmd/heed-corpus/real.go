@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -32,8 +34,8 @@ import (
 //	DIR/kathleen_dev.jsonl   Kathleen's held-out ARCTIC prompts (whole
 //	                         prompts: every take of a held-out prompt)
 //
-// and, from -mfa D, -precise D, -audiomnist D, -commonvoice D, -vctk D and
-// -librispeech D, manifests
+// and, from -mfa D, -precise D, -audiomnist D, -commonvoice D, -vctk D,
+// -librispeech D and -an4 D, manifests
 // of their own (so that a training run can weigh them apart):
 //
 //	DIR/mfa_train.jsonl         the Montreal Forced Aligner's English test
@@ -58,6 +60,10 @@ import (
 //	DIR/librispeech_dev.jsonl   its dev-* and test-* subsets, and
 //	                            -librispeech-dev speakers of the train-*
 //	                            subsets by a fixed hash order, clean only
+//	DIR/an4_train.jsonl         CMU's AN4 census database, its training
+//	                            speakers (corpus.ReadAN4; NIST SPHERE, read
+//	                            by audio.DecodeSphere)
+//	DIR/an4_dev.jsonl           its test speakers, clean only
 //
 // each training clip with -real-copies augmented copies too, and the manifests
 // of a group written only when one of its flags is given. The audio is 16 kHz
@@ -94,6 +100,8 @@ var realSets = []struct{ set, file string }{
 	{"vctk_dev", "vctk_dev.jsonl"},
 	{"librispeech_train", "librispeech_train.jsonl"},
 	{"librispeech_dev", "librispeech_dev.jsonl"},
+	{"an4_train", "an4_train.jsonl"},
+	{"an4_dev", "an4_dev.jsonl"},
 }
 
 // cvMaxSeconds is the longest Common Voice clip imported.
@@ -122,6 +130,9 @@ func wantedSets(o *options) map[string]bool {
 	}
 	if o.libri != "" {
 		w["librispeech_train"], w["librispeech_dev"] = true, true
+	}
+	if o.an4 != "" {
+		w["an4_train"], w["an4_dev"] = true, true
 	}
 	return w
 }
@@ -184,7 +195,8 @@ func planReal(o *options, log io.Writer) ([]realClip, error) {
 		dir  string
 		read func(string) ([]corpus.RealClip, error)
 	}{{o.mfa, corpus.ReadMFA}, {o.precise, corpus.ReadPrecise}, {o.audiomnist, corpus.ReadAudioMNIST},
-		{o.commonvoice, corpus.ReadCommonVoice}, {o.vctk, corpus.ReadVCTK}, {o.libri, corpus.ReadLibriSpeech}} {
+		{o.commonvoice, corpus.ReadCommonVoice}, {o.vctk, corpus.ReadVCTK}, {o.libri, corpus.ReadLibriSpeech},
+		{o.an4, corpus.ReadAN4}} {
 		if src.dir == "" {
 			continue
 		}
@@ -198,7 +210,7 @@ func planReal(o *options, log io.Writer) ([]realClip, error) {
 	amnistDev := hashedSpeakers(all, o.amnistDev, func(c corpus.RealClip) bool { return c.Source == "audiomnist" })
 	vctkDev := hashedSpeakers(all, o.vctkDev, func(c corpus.RealClip) bool { return c.Source == "vctk" })
 	libriDev := hashedSpeakers(all, o.libriDev, func(c corpus.RealClip) bool {
-		return c.Source == "librispeech" && !libriDevSplit(c.Split)
+		return c.Source == "librispeech" && !libriDevSplit(c.Split, o.libriTrain)
 	})
 	var out []realClip
 	for _, c := range all {
@@ -223,9 +235,11 @@ func planReal(o *options, log io.Writer) ([]realClip, error) {
 			set = "commonvoice_dev"
 		case c.Source == "vctk" && vctkDev[c.Speaker]:
 			set = "vctk_dev"
-		case c.Source == "librispeech" && (libriDevSplit(c.Split) || libriDev[c.Speaker]):
+		case c.Source == "librispeech" && (libriDevSplit(c.Split, o.libriTrain) || libriDev[c.Speaker]):
 			set = "librispeech_dev"
-		case c.Source == "mfa" || c.Source == "precise" || c.Source == "audiomnist" || c.Source == "commonvoice" || c.Source == "vctk" || c.Source == "librispeech":
+		case c.Source == "an4" && c.Split == "test":
+			set = "an4_dev"
+		case c.Source == "mfa" || c.Source == "precise" || c.Source == "audiomnist" || c.Source == "commonvoice" || c.Source == "vctk" || c.Source == "librispeech" || c.Source == "an4":
 			set = c.Source + "_train"
 		}
 		out = append(out, realClip{RealClip: c, set: set, text: s})
@@ -234,8 +248,12 @@ func planReal(o *options, log io.Writer) ([]realClip, error) {
 }
 
 // libriDevSplit reports whether a LibriSpeech subset is one of its dev or
-// test sets, whose speakers no train-* subset has.
-func libriDevSplit(split string) bool {
+// test sets, whose speakers no train-* subset has, and not among asTrain
+// (comma-separated subset names, heed-corpus -librispeech-train).
+func libriDevSplit(split, asTrain string) bool {
+	if slices.Contains(strings.Split(asTrain, ","), split) {
+		return false
+	}
 	return strings.HasPrefix(split, "dev-") || strings.HasPrefix(split, "test-")
 }
 
@@ -366,9 +384,21 @@ func (l *audioLoader) load(path string) ([]float32, error) {
 	return loadRealAudio(path)
 }
 
-// loadRealAudio reads a WAV or FLAC clip at 16 kHz mono: WAV directly, FLAC
-// through the flac(1) decoder (Debian package flac).
+// loadRealAudio reads a WAV, FLAC or NIST SPHERE clip at 16 kHz mono: WAV
+// and SPHERE (.sph) directly, FLAC through the flac(1) decoder (Debian
+// package flac). A SPHERE file whose sample_checksum does not match its
+// samples is refused (damaged, or its byte order mislabelled).
 func loadRealAudio(path string) ([]float32, error) {
+	if strings.EqualFold(filepath.Ext(path), ".sph") {
+		c, err := audio.ReadSphereFile(path)
+		if err != nil {
+			return nil, err
+		}
+		if len(c.Warnings) > 0 {
+			return nil, errors.New(strings.Join(c.Warnings, "; "))
+		}
+		return audio.Resample(c.Samples, c.Rate, audio.TargetRate), nil
+	}
 	if strings.EqualFold(filepath.Ext(path), ".flac") {
 		var out, errb bytes.Buffer
 		cmd := exec.Command("flac", "--decode", "--stdout", "--silent", path)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
@@ -271,6 +272,30 @@ func TestImportLibriSpeech(t *testing.T) {
 	if len(devSpk) != 2 || !devSpk["libri-1688"] || len(dev) != 4 {
 		t.Errorf("dev: %d utterances of speakers %v, want 4 of libri-1688 and one train-clean-100 speaker", len(dev), devSpk)
 	}
+	// -librispeech-train moves a test subset into training: its speaker
+	// joins the train-clean-100 ones (12 utterances, 6 clean), the dev
+	// set keeps the held-out train-clean-100 speaker.
+	out := t.TempDir()
+	var log strings.Builder
+	args := []string{"-out", out, "-real-copies", "1", "-jobs", "2", "-fsdd", "", "-librispeech", raw, "-librispeech-dev", "1", "-librispeech-train", "dev-clean-2,test-other"}
+	if err := run(context.Background(), args, io.Discard, &log); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	train, err := corpus.ReadManifest(filepath.Join(out, "librispeech_train.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, err = corpus.ReadManifest(filepath.Join(out, "librispeech_dev.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	trainSpk := map[string]int{}
+	for _, u := range train {
+		trainSpk[u.Speaker]++
+	}
+	if len(train) != 12 || trainSpk["libri-1688"] != 4 || len(dev) != 2 || dev[0].Speaker == "libri-1688" {
+		t.Errorf("with -librispeech-train test-other: train %d utterances %v, dev %d, want 12 with libri-1688's 4, and 2", len(train), trainSpk, len(dev))
+	}
 }
 
 // importSpeakerSplit runs heed-corpus with args (plus -out, one augmented
@@ -311,4 +336,96 @@ func importSpeakerSplit(t *testing.T, name string, texts []string, args ...strin
 		t.Errorf("train: %d utterances, want 8 (4 clean, 4 copies)", len(train))
 	}
 	return dev, devSpk
+}
+
+// writeSphere writes a tone as a 16-bit NIST SPHERE file at rate, little-
+// or big-endian, with its sample_checksum; bad spoils the checksum.
+func writeSphere(t *testing.T, path string, rate int, bigEndian, bad bool) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	order, bf := binary.AppendByteOrder(binary.LittleEndian), "01"
+	if bigEndian {
+		order, bf = binary.BigEndian, "10"
+	}
+	n := rate / 4
+	var data []byte
+	var sum uint16
+	for i := 0; i < n; i++ {
+		v := int16(8000 * math.Sin(2*math.Pi*300*float64(i)/float64(rate)))
+		sum += uint16(v)
+		data = order.AppendUint16(data, uint16(v))
+	}
+	if bad {
+		sum++
+	}
+	h := fmt.Sprintf("NIST_1A\n   1024\nsample_count -i %d\nsample_rate -i %d\nsample_n_bytes -i 2\nsample_byte_format -s2 %s\n"+
+		"channel_count -i 1\nsample_coding -s3 pcm\nsample_checksum -i %d\nend_head\n", n, rate, bf, sum)
+	h += strings.Repeat(" ", 1023-len(h)) + "\n"
+	if err := os.WriteFile(path, append([]byte(h), data...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// AN4: the test speakers go to an4_dev.jsonl, clean only; the training
+// speakers to an4_train.jsonl with their augmented copies. SPHERE files of
+// either byte order and rate are read at 16 kHz; a clip whose checksum
+// fails, or whose transcript has markup, is logged and skipped.
+func TestImportAN4(t *testing.T) {
+	raw := t.TempDir()
+	train := "<s> YES </s> (an251-fash-b)\n<s> H I N I C H </s> (cen1-fash-b)\n" +
+		"<s> TWENTY ONE </s> (an61-flmm2-b)\n<s> ENTER FIVE ZERO </s> (an62-flmm2-b)\n"
+	test := "RUBOUT G M E F THREE NINE (an406-fcaw-b)\n<sil> GO (an407-fcaw-b)\nNO (an408-fcaw-b)\n"
+	if err := os.MkdirAll(filepath.Join(raw, "etc"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"an4_train.transcription": train, "an4_test.transcription": test} {
+		if err := os.WriteFile(filepath.Join(raw, "etc", name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, id := range []string{"an251-fash-b", "cen1-fash-b", "an61-flmm2-b", "an62-flmm2-b"} {
+		spk := strings.Split(id, "-")[1]
+		writeSphere(t, filepath.Join(raw, "wav", "an4_clstk", spk, id+".sph"), []int{16000, 8000}[i%2], i < 2, false)
+	}
+	for _, id := range []string{"an406-fcaw-b", "an407-fcaw-b", "an408-fcaw-b"} {
+		writeSphere(t, filepath.Join(raw, "wav", "an4test_clstk", "fcaw", id+".sph"), 16000, false, id == "an408-fcaw-b")
+	}
+	out := t.TempDir()
+	var log strings.Builder
+	args := []string{"-out", out, "-an4", raw, "-real-copies", "1", "-jobs", "2", "-fsdd", ""}
+	if err := run(context.Background(), args, io.Discard, &log); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	if !strings.Contains(log.String(), "an4 an407-fcaw-b: skipped: transcript has markup") ||
+		!strings.Contains(log.String(), "an4 an408-fcaw-b: skipped: "+filepath.Join(raw, "wav", "an4test_clstk", "fcaw", "an408-fcaw-b.sph")+": sample_checksum") {
+		t.Errorf("skips not logged:\n%s", log.String())
+	}
+	tr, err := corpus.ReadManifest(filepath.Join(out, "an4_train.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, err := corpus.ReadManifest(filepath.Join(out, "an4_dev.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dev) != 1 || dev[0].Text != "rubout g m e f three nine" || dev[0].Speaker != "an4-fcaw" || dev[0].Aug != "" || dev[0].Duration != 0.25 {
+		t.Errorf("dev: %+v", dev)
+	}
+	texts := map[string]bool{}
+	for _, u := range tr {
+		if u.Source != "an4" || u.Speaker != "an4-fash" && u.Speaker != "an4-flmm2" {
+			t.Errorf("train utterance %+v", u)
+		}
+		if u.Aug == "" {
+			texts[u.Text] = true
+			if u.Duration != 0.25 {
+				t.Errorf("%s: %.3f s, want 0.25", u.Audio, u.Duration)
+			}
+		}
+	}
+	if len(tr) != 8 || len(texts) != 4 || !texts["h i n i c h"] || !texts["enter five zero"] {
+		t.Errorf("train: %d utterances, texts %v; want 8 (4 clean, 4 copies)", len(tr), texts)
+	}
 }
