@@ -72,20 +72,28 @@ func TestFuzzCorpus(t *testing.T) {
 		if !strings.HasPrefix(s.name, "raw_") {
 			files[filepath.Join("testdata", "fuzz", "FuzzDecode", s.name)] = seedFile(s.data)
 		}
-		for path, want := range files {
-			if *updateCorpus {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				continue
+		checkSeedFiles(t, files, "TestFuzzCorpus")
+	}
+}
+
+// checkSeedFiles checks that each file (path: want) of a committed seed
+// corpus holds want, or with -update-corpus writes it; test names the test
+// that rewrites them.
+func checkSeedFiles(t *testing.T, files map[string]string, test string) {
+	t.Helper()
+	for path, want := range files {
+		if *updateCorpus {
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
 			}
-			got, err := os.ReadFile(path)
-			if err != nil || string(got) != want {
-				t.Errorf("%s is missing or stale (err %v); run go test -run TestFuzzCorpus -update-corpus", path, err)
+			if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+				t.Fatal(err)
 			}
+			continue
+		}
+		got, err := os.ReadFile(path)
+		if err != nil || string(got) != want {
+			t.Errorf("%s is missing or stale (err %v); run go test -run %s -update-corpus", path, err, test)
 		}
 	}
 }

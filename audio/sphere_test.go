@@ -206,23 +206,11 @@ func sphereFuzzSeeds() []fuzzSeed {
 // TestSphereFuzzCorpus checks that testdata/fuzz/FuzzReadSphere matches
 // sphereFuzzSeeds; run with -update-corpus to rewrite it.
 func TestSphereFuzzCorpus(t *testing.T) {
+	files := map[string]string{}
 	for _, s := range sphereFuzzSeeds() {
-		path := filepath.Join("testdata", "fuzz", "FuzzReadSphere", s.name)
-		want := seedFile(s.data)
-		if *updateCorpus {
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		got, err := os.ReadFile(path)
-		if err != nil || string(got) != want {
-			t.Errorf("%s is missing or stale (err %v); run go test -run TestSphereFuzzCorpus -update-corpus", path, err)
-		}
+		files[filepath.Join("testdata", "fuzz", "FuzzReadSphere", s.name)] = seedFile(s.data)
 	}
+	checkSeedFiles(t, files, "TestSphereFuzzCorpus")
 }
 
 // FuzzReadSphere checks that DecodeSphere never panics, returns only typed

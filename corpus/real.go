@@ -554,13 +554,18 @@ func ReadLibriSpeech(dir string) ([]RealClip, error) {
 	if len(clips) == 0 {
 		return nil, fmt.Errorf("librispeech: no transcript line in %s has its .flac or .wav beside it", dir)
 	}
+	sortBySplit(clips)
+	return clips, nil
+}
+
+// sortBySplit orders clips by split, then by ID.
+func sortBySplit(clips []RealClip) {
 	sort.Slice(clips, func(i, j int) bool {
 		if clips[i].Split != clips[j].Split {
 			return clips[i].Split < clips[j].Split
 		}
 		return clips[i].ID < clips[j].ID
 	})
-	return clips, nil
 }
 
 // LibriLine is one line of a LibriSpeech SPK-CHAPTER.trans.txt.
@@ -846,12 +851,7 @@ func ReadAN4(dir string) ([]RealClip, error) {
 				len(extra), filepath.Join(dir, "wav", set.folder), tpath, extra[0], hint)
 		}
 	}
-	sort.Slice(clips, func(i, j int) bool {
-		if clips[i].Split != clips[j].Split {
-			return clips[i].Split < clips[j].Split
-		}
-		return clips[i].ID < clips[j].ID
-	})
+	sortBySplit(clips)
 	return clips, nil
 }
 
