@@ -119,7 +119,7 @@ func sniff(name string, b []byte) error {
 	case has("caff"):
 		kind = "looks like CAF"
 	case has("NIST_1A"):
-		kind = "looks like NIST SPHERE; read it with DecodeSphere"
+		kind = "looks like NIST SPHERE: convert it, e.g. sox in.sph out.wav; in Go, DecodeSphere reads it"
 	case len(b) == 0:
 		return formatErr(name, ErrNotWAV, "not a WAV file (empty input)")
 	}
