@@ -152,6 +152,7 @@ func refine(words []Word, samples []float32, rate int, gaps [][2]float64) (quiet
 		}
 	} else {
 		if w := &words[idx[0]]; true {
+			s0 := w.Start
 			lo, hi := toF(w.Start-edgeReach), toF(head(w))
 			for f := lo; f+1 < hi; f++ {
 				if !quiet[f] && !quiet[f+1] {
@@ -159,8 +160,10 @@ func refine(words []Word, samples []float32, rate int, gaps [][2]float64) (quiet
 					break
 				}
 			}
+			w.Start = toT(soundsFrom(quiet, toF(w.Start), toF(s0-edgeOutReach)))
 		}
 		if w := &words[idx[len(idx)-1]]; true {
+			e0 := w.End
 			lo, hi := toF(tail(w)), toF(w.End+edgeReach)
 			for f := hi - 1; f > lo; f-- {
 				if !quiet[f] && !quiet[f-1] {
@@ -168,6 +171,7 @@ func refine(words []Word, samples []float32, rate int, gaps [][2]float64) (quiet
 					break
 				}
 			}
+			w.End = toT(soundsOn(quiet, toF(w.End), toF(e0+edgeOutReach)))
 		}
 	}
 	for k := 0; k+1 < len(idx); k++ {
@@ -734,6 +738,38 @@ func speechStretches(live []bool) []stretch {
 		f = b
 	}
 	return out
+}
+
+// soundsOn returns the frame after the sound that goes on from frame f
+// (not quiet, across dips of at most gapSec) up to frame hi, f when frame
+// f is quiet. A last word's final lengthened vowel or weak consonant sounds
+// on past where the path ended it (espeak-ng dev: "now", "yourself", "five"
+// ended 130-200 ms early, the vowel still 7 dB under the loudest frames).
+func soundsOn(quiet []bool, f, hi int) int {
+	gap := int(math.Round(gapSec / refineFrameSec))
+	hi = min(hi, len(quiet))
+	end := f
+	for g := f; g < hi && g-end <= gap; g++ {
+		if !quiet[g] {
+			end = g + 1
+		}
+	}
+	return end
+}
+
+// soundsFrom is soundsOn backwards: the first frame of the sound that
+// leads up to frame f (exclusive) from no earlier than frame lo, f when
+// frame f-1 is quiet.
+func soundsFrom(quiet []bool, f, lo int) int {
+	gap := int(math.Round(gapSec / refineFrameSec))
+	lo = max(lo, 0)
+	start := f
+	for g := f - 1; g >= lo && start-1-g <= gap; g-- {
+		if !quiet[g] {
+			start = g
+		}
+	}
+	return start
 }
 
 // speechStart moves w's start to where its speech starts: the start of the

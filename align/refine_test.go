@@ -244,6 +244,35 @@ func TestRefineLastWordKeepsItsDecay(t *testing.T) {
 	}
 }
 
+// TestRefineFinalVowelSoundsOn: synthetic speech cut at digital silence
+// (no noise to measure), whose last word's vowel sounds on 180 ms after
+// the path ended it, 8 dB under the loudest frames, as espeak-ng's
+// lengthened final vowels do ("now" ended 195 ms early). The end follows
+// the sound; the first word's start likewise follows the sound before
+// the path's start. Before, they moved at most 60 ms.
+func TestRefineFinalVowelSoundsOn(t *testing.T) {
+	const hz = 16000
+	sec := func(s float64) int { return int(math.Round(s * hz)) }
+	// 0.1 s digital silence, voice 0.1-1.2 s (its last 0.3 s at 8 dB
+	// under the rest), 0.1 s digital silence.
+	x := make([]float32, sec(1.3))
+	v := voiced(sec(1.1))
+	for i := range v {
+		if i >= sec(0.8) {
+			v[i] *= 0.4
+		}
+	}
+	copy(x[sec(0.1):], v)
+	aligned := func(w string, s, e float64) Word {
+		return Word{Word: w, Start: s, End: e, Status: StatusAligned, Chars: []Char{{Char: w[:1], Start: s, End: e}}}
+	}
+	words := []Word{aligned("ab", 0.25, 0.6), aligned("now", 0.6, 1.02)}
+	Refine(words, x, hz)
+	if math.Abs(words[0].Start-0.1) > 0.0101 || math.Abs(words[1].End-1.2) > 0.0101 {
+		t.Errorf("ab starts %.3f, now ends %.3f; want 0.100 and 1.200", words[0].Start, words[1].End)
+	}
+}
+
 // TestRefineEdgesNotRoomTone: a sentence glued between stretches of digital
 // silence with room tone around it 30 dB under the voice, too close to it
 // for the pauses' floor (minPauseContrast) to replace the digital silence's,
