@@ -741,8 +741,8 @@ func speechStretches(live []bool) []stretch {
 }
 
 // soundsOn returns the frame after the sound that goes on from frame f
-// (not quiet, across dips of at most gapSec) up to frame hi, f when frame
-// f is quiet. A last word's final lengthened vowel or weak consonant sounds
+// (frames not quiet, across dips of at most gapSec) up to frame hi; f when
+// no sound starts within gapSec of it. A last word's final lengthened vowel or weak consonant sounds
 // on past where the path ended it (espeak-ng dev: "now", "yourself", "five"
 // ended 130-200 ms early, the vowel still 7 dB under the loudest frames).
 func soundsOn(quiet []bool, f, hi int) int {
@@ -758,8 +758,8 @@ func soundsOn(quiet []bool, f, hi int) int {
 }
 
 // soundsFrom is soundsOn backwards: the first frame of the sound that
-// leads up to frame f (exclusive) from no earlier than frame lo, f when
-// frame f-1 is quiet.
+// leads up to frame f (exclusive) from no earlier than frame lo; f when no
+// sound ends within gapSec before it.
 func soundsFrom(quiet []bool, f, lo int) int {
 	gap := int(math.Round(gapSec / refineFrameSec))
 	lo = max(lo, 0)
