@@ -865,8 +865,9 @@ type AN4Line struct{ ID, Text string }
 // marks "<s>" and "</s>" are dropped, the words joined by single spaces
 // and passed on as written ("P I T T S B U R G H"): nothing else is
 // judged, so other markup stays for the caller to refuse. CRLF and blank
-// lines are tolerated, and tabs between words; a line without words or an ID, with control
-// characters, or repeating an ID is an error naming the line: "N: ...".
+// lines are tolerated, and tabs between words; a line without words or an
+// ID, with control characters, or repeating an ID is an error naming the
+// line: "N: ...".
 func ParseAN4Transcription(b []byte) ([]AN4Line, error) {
 	var out []AN4Line
 	seen := map[string]bool{}

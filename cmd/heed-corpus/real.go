@@ -209,8 +209,9 @@ func planReal(o *options, log io.Writer) ([]realClip, error) {
 	devSpk := so762DevSpeakers(all, o.so762Dev)
 	amnistDev := hashedSpeakers(all, o.amnistDev, func(c corpus.RealClip) bool { return c.Source == "audiomnist" })
 	vctkDev := hashedSpeakers(all, o.vctkDev, func(c corpus.RealClip) bool { return c.Source == "vctk" })
+	libriAsTrain := strings.Split(o.libriTrain, ",")
 	libriDev := hashedSpeakers(all, o.libriDev, func(c corpus.RealClip) bool {
-		return c.Source == "librispeech" && !libriDevSplit(c.Split, o.libriTrain)
+		return c.Source == "librispeech" && !libriDevSplit(c.Split, libriAsTrain)
 	})
 	var out []realClip
 	for _, c := range all {
@@ -235,7 +236,7 @@ func planReal(o *options, log io.Writer) ([]realClip, error) {
 			set = "commonvoice_dev"
 		case c.Source == "vctk" && vctkDev[c.Speaker]:
 			set = "vctk_dev"
-		case c.Source == "librispeech" && (libriDevSplit(c.Split, o.libriTrain) || libriDev[c.Speaker]):
+		case c.Source == "librispeech" && (libriDevSplit(c.Split, libriAsTrain) || libriDev[c.Speaker]):
 			set = "librispeech_dev"
 		case c.Source == "an4" && c.Split == "test":
 			set = "an4_dev"
@@ -249,9 +250,9 @@ func planReal(o *options, log io.Writer) ([]realClip, error) {
 
 // libriDevSplit reports whether a LibriSpeech subset is one of its dev or
 // test sets, whose speakers no train-* subset has, and not among asTrain
-// (comma-separated subset names, heed-corpus -librispeech-train).
-func libriDevSplit(split, asTrain string) bool {
-	if slices.Contains(strings.Split(asTrain, ","), split) {
+// (the subsets of heed-corpus -librispeech-train).
+func libriDevSplit(split string, asTrain []string) bool {
+	if slices.Contains(asTrain, split) {
 		return false
 	}
 	return strings.HasPrefix(split, "dev-") || strings.HasPrefix(split, "test-")
