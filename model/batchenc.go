@@ -249,7 +249,7 @@ type encBatch[F kern.Float] struct {
 	Masks   [][]F // (rows, 2H) dropout mask after layer l, as in encCache
 	In      [][]F // (rows, 2H)
 	rec     [][2]gruPacked[F]
-	half    [][2]gruHalf // binary16 weights to pack the bfloat16 products from (BatchEncoder), or nil
+	packs   [][2]gruPacked[F] // the network's bfloat16 packs (Net.bf16Packs) for inference, or nil
 	dropout bool
 	dY, dIn []F
 }
@@ -293,12 +293,10 @@ func encoderBatchForward[F kern.Float](c *encBatch[F], p *Params[F], feats [][]F
 	for l := 0; l < L; l++ {
 		for d := range 2 {
 			gp := &p.Enc[l][d]
-			if _, f32 := any(gp.WHh).([]float32); f32 && c.infer && encoderBF16 {
-				var hw *gruHalf
-				if c.half != nil {
-					hw = &c.half[l][d]
-				}
-				c.rec[l][d].packBF16(gp, hw)
+			if c.packs != nil && c.infer {
+				c.rec[l][d].ih16, c.rec[l][d].hh16 = c.packs[l][d].ih16, c.packs[l][d].hh16
+			} else if _, f32 := any(gp.WHh).([]float32); f32 && c.infer && encoderBF16 {
+				c.rec[l][d].packBF16(gp, nil)
 			} else {
 				c.rec[l][d].pack(gp.WHh, 3*gp.H, gp.H)
 			}

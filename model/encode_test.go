@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/heed-asr/heed/internal/kern"
+	"github.com/heed-asr/heed/model/modelfile"
 )
 
 // TestBatchEncoder checks BatchEncoder.Encode against Encode utterance by
@@ -76,5 +77,55 @@ func testBatchEncoder(t *testing.T, bf16 bool) {
 			near("EncodeCTC H", c.H, want.H, 0)
 			near("EncodeCTC CTCLogProbs", c.CTCLogProbs, want.CTCLogProbs, 0)
 		}
+	}
+}
+
+// TestEncodeBF16 checks EncodeBF16 on a frozen network with binary16
+// weights (as a float16 model file loads): within bfloat16's rounding of
+// Encode, bit for bit what a BatchEncoder gives the utterance alone (plus
+// AddKeys), with one packing of the weights shared by every call; without
+// AVX512_BF16 it must be Encode itself.
+func TestEncodeBF16(t *testing.T) {
+	cfg := DefaultConfig()
+	p := InitParams[float32](cfg, 3)
+	for i, v := range p.Data {
+		p.Data[i] = modelfile.F16ToF32(modelfile.F32ToF16(v))
+	}
+	m := NewNet(p)
+	m.Freeze()
+	tol := 0.0
+	if m.bf16Packs() != nil {
+		tol = 5e-2
+	} else {
+		t.Log("no bfloat16 encoder on this CPU: EncodeBF16 must equal Encode")
+	}
+	for _, frames := range []int{1, 4, 97, 300} {
+		u := benchUtterance(cfg, frames, uint64(frames))
+		want := m.Encode(u.Feats, u.Frames)
+		got := m.EncodeBF16(u.Feats, u.Frames)
+		if got.T != want.T || len(got.Vhb) != len(want.Vhb) {
+			t.Fatalf("%d frames: T %d, %d keys; want %d, %d", frames, got.T, len(got.Vhb), want.T, len(want.Vhb))
+		}
+		for i := range want.CTCLogProbs {
+			if d := math.Abs(float64(got.CTCLogProbs[i] - want.CTCLogProbs[i])); d > tol {
+				t.Fatalf("%d frames: CTC log-probability %d is %v, Encode's %v", frames, i, got.CTCLogProbs[i], want.CTCLogProbs[i])
+			}
+		}
+		if tol == 0 {
+			continue
+		}
+		be := m.NewBatchEncoder().Encode([][]float32{u.Feats}, []int{u.Frames})[0]
+		m.AddKeys(be)
+		for _, c := range []struct {
+			name string
+			x, y []float32
+		}{{"H", got.H, be.H}, {"CTC", got.CTCLogProbs, be.CTCLogProbs}, {"keys", got.Vhb, be.Vhb}} {
+			if i := sameBits(c.x, c.y); i >= 0 {
+				t.Fatalf("%d frames: EncodeBF16 %s differs from BatchEncoder's at %d", frames, c.name, i)
+			}
+		}
+	}
+	if a, b := m.bf16Packs(), m.bf16Packs(); a != nil && a[0][0].ih16 != b[0][0].ih16 {
+		t.Error("the bfloat16 packs are made again")
 	}
 }

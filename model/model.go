@@ -40,8 +40,15 @@ type Net[F kern.Float] struct {
 	stepW     *stepWeights[F] // BatchStepper's
 	encOnce   sync.Once
 	encW      *encWeights
-	decOnce   sync.Once
-	decW      *decWeights
+	// bf16Once packs bf16Rec, the encoder's weights rounded to bfloat16
+	// for its products (encoderBF16), once for every BatchEncoder and
+	// EncodeBF16 call of the network; bf16Pool holds EncodeBF16's
+	// encoders.
+	bf16Once sync.Once
+	bf16Rec  [][2]gruPacked[F]
+	bf16Pool sync.Pool
+	decOnce  sync.Once
+	decW     *decWeights
 }
 
 // Model is the production (float32) network.
@@ -202,13 +209,14 @@ func (be *BatchEncoder[F]) Encode(feats [][]F, frames []int) []*EncOutput[F] {
 	}
 	c := &be.c
 	c.infer = true
-	if iw := m.encWeights(); encoderBF16 && iw != nil && iw.complete() {
-		// The bfloat16 products are packed from the binary16 weights:
-		// none is widened to float32 (m.P's stay unread).
-		c.half = iw.dir
+	if packs := m.bf16Packs(); packs != nil {
+		// The bfloat16 products, packed once for the network from the
+		// binary16 weights: none is widened to float32 (m.P's stay
+		// unread).
+		c.packs = packs
 		encoderBatchForward(c, m.P, fs, fr, nil, false)
 	} else {
-		c.half = nil
+		c.packs = nil
 		encoderBatchForward(c, m.encoderParams(), fs, fr, nil, false)
 	}
 	H2 := cfg.EncDim()
@@ -219,6 +227,56 @@ func (be *BatchEncoder[F]) Encode(feats [][]F, frames []int) []*EncOutput[F] {
 		out[i] = m.ctcHead(h, T)
 	}
 	return out
+}
+
+// bf16Packs returns the encoder's weights packed for bfloat16 products,
+// packed on the first call, or nil where the encoder does not run in
+// bfloat16 (no AVX512_BF16, HEED_BF16=0, or a network without binary16
+// weights).
+func (m *Net[F]) bf16Packs() [][2]gruPacked[F] {
+	iw := m.encWeights()
+	if !encoderBF16 || iw == nil || !iw.complete() {
+		return nil
+	}
+	m.bf16Once.Do(func() {
+		rec := make([][2]gruPacked[F], len(iw.dir))
+		for l := range rec {
+			for d := range 2 {
+				rec[l][d].packBF16(&m.P.Enc[l][d], &iw.dir[l][d])
+			}
+		}
+		m.bf16Rec = rec
+	})
+	return m.bf16Rec
+}
+
+// EncodeBF16 is Encode with the encoder's products in bfloat16, as
+// BatchEncoder runs them: about twice the speed on long audio, and results
+// that differ from Encode's by rounding (the recognition of the dev sets
+// by at most 0.04 CER points). The weights are packed for it once, on the
+// first call (about 10 MB). Where the CPU has no AVX512_BF16, or
+// HEED_BF16=0, it is Encode.
+func (m *Net[F]) EncodeBF16(feats []F, frames int) *EncOutput[F] {
+	e := m.EncodeCTCBF16(feats, frames)
+	if e.T > 0 && e.Vhb == nil {
+		m.AddKeys(e)
+	}
+	return e
+}
+
+// EncodeCTCBF16 is EncodeCTC with the encoder's products in bfloat16 (see
+// EncodeBF16).
+func (m *Net[F]) EncodeCTCBF16(feats []F, frames int) *EncOutput[F] {
+	if frames <= 0 || m.bf16Packs() == nil {
+		return m.EncodeCTC(feats, frames)
+	}
+	be, _ := m.bf16Pool.Get().(*BatchEncoder[F])
+	if be == nil {
+		be = m.NewBatchEncoder()
+	}
+	e := be.Encode([][]F{feats}, []int{frames})[0]
+	m.bf16Pool.Put(be)
+	return e
 }
 
 // DecoderState is the attention decoder's state between output steps. Step

@@ -27,6 +27,11 @@ type DecodeOptions struct {
 	// (natural-log units) below the best of its step (beam.Options); 0
 	// keeps the Beam best however far below they are (the exact search).
 	ScoreBeam float64
+	// BF16 runs the encoder's products in bfloat16 (Net.EncodeBF16) where
+	// the CPU has them: twice their speed, results within rounding, and
+	// about 10 MB for the weights packed once. heed sets it for long
+	// recordings, where the packing is paid for.
+	BF16 bool
 }
 
 // DefaultDecodeOptions is a beam of 16 with joint CTC scoring (weight 0.3),
@@ -116,7 +121,12 @@ func (b *Bundle) RecognizeContext(ctx context.Context, samples []float32, opt De
 	if frames == 0 {
 		return r, nil
 	}
-	enc := b.Net.Encode(feats, frames)
+	var enc *Encoded
+	if opt.BF16 {
+		enc = b.Net.EncodeBF16(feats, frames)
+	} else {
+		enc = b.Net.Encode(feats, frames)
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -24,6 +24,9 @@ type Options struct {
 	// Left+Hop+Right for every Hop of audio, so Hop sets both the cost and
 	// how often a stream's decisions are made, and Right adds to latency.
 	Hop, Left, Right time.Duration
+	// BF16 encodes the windows with the encoder's products in bfloat16
+	// (model.Net.EncodeCTCBF16): for long recordings.
+	BF16 bool
 }
 
 // StreamOptions are the options for live audio: a decision every 120 ms
@@ -114,6 +117,7 @@ type Endpointer struct {
 	last     int64       // frame index of the open segment's last speech frame
 	told     bool        // a partial result of the open segment was reported
 	lastEnd  int64       // end of the previous segment, samples
+	bf16     bool        // Options.BF16
 }
 
 // NewEndpointer returns an Endpointer for model b. It panics if Hop is
@@ -124,7 +128,7 @@ func NewEndpointer(b *model.Bundle, opt Options) *Endpointer {
 	frames := func(d time.Duration) int { return int(d.Seconds() * Rate / float64(step)) }
 	e := &Endpointer{b: b, step: step, copyAudio: true,
 		hop: frames(opt.Hop) * step, left: frames(opt.Left) * step, right: frames(opt.Right) * step,
-		minPause: max(1, frames(opt.MinPause)), maxSeg: frames(opt.MaxSegment)}
+		minPause: max(1, frames(opt.MinPause)), maxSeg: frames(opt.MaxSegment), bf16: opt.BF16}
 	if e.hop == 0 || e.minPause >= e.maxSeg {
 		panic(fmt.Sprintf("speech: NewEndpointer: bad options %+v", opt))
 	}
@@ -172,7 +176,11 @@ func (e *Endpointer) classify(out []Event, upto, wEnd int64) []Event {
 	if loud(x) {
 		e.encoded += int64(len(x))
 		feats, n := e.b.Features(x)
-		enc = e.b.Net.EncodeCTC(feats, n) // only the CTC head is read
+		if e.bf16 { // only the CTC head is read
+			enc = e.b.Net.EncodeCTCBF16(feats, n)
+		} else {
+			enc = e.b.Net.EncodeCTC(feats, n)
+		}
 	}
 	first := wStart / int64(e.step)
 	verdict := func(t int64) frameInfo {

@@ -16,8 +16,13 @@ import (
 // closes out. Their Samples slice samples (no copies). Segments that a
 // short pause separates are sent as one (see joinGap).
 func Segments(b *model.Bundle, samples []float32, out chan<- Segment) {
+	segments(b, samples, FileOptions(), out)
+}
+
+// segments is Segments with the endpointer's options opt.
+func segments(b *model.Bundle, samples []float32, opt Options, out chan<- Segment) {
 	defer close(out)
-	e := NewEndpointer(b, FileOptions())
+	e := NewEndpointer(b, opt)
 	e.copyAudio = false
 	var held *Segment // the last segment, until the next shows whether it joins
 	emit := func() {
@@ -143,8 +148,15 @@ func TranscribeContext(ctx context.Context, a *align.Aligner, samples []float32,
 		}
 		return a.TranscribeContext(ctx, samples, dec, timed)
 	}
+	// A long recording is encoded with bfloat16 products, its segments
+	// and the endpointer's windows alike: the encoder is most of the
+	// endpointer's cost and a third of decoding's, and packing the
+	// weights for it once costs what a few seconds of audio do.
+	dec.BF16 = true
+	opt := FileOptions()
+	opt.BF16 = true
 	segs := make(chan Segment, jobs)
-	go Segments(a.Model, samples, segs)
+	go segments(a.Model, samples, opt, segs)
 	type job struct {
 		i   int
 		seg Segment

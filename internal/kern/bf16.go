@@ -127,6 +127,28 @@ func MatMulBF16(c, a []float32, p *PackedBF16, m int, acc bool) {
 	if cap(buf.row) < kp {
 		buf.row = make([]uint32, kp)
 	}
+	if m == 1 {
+		// One row (a recurrent step): a kernel of one row, not six with
+		// five of them zero.
+		ar := buf.row[:kp]
+		bf16Pairs(ar, a[:k])
+		for jr := 0; jr < n; jr += bf16NR {
+			bp := p.p[(jr/bf16NR)*kp*bf16NR:]
+			if cols := n - jr; cols < bf16NR {
+				bf16Row(kp, &ar[0], &bp[0], &buf.tile[0], false)
+				for j, v := range buf.tile[:cols] {
+					if acc {
+						c[jr+j] += v
+					} else {
+						c[jr+j] = v
+					}
+				}
+				continue
+			}
+			bf16Row(kp, &ar[0], &bp[0], &c[jr], acc)
+		}
+		return
+	}
 	const block = 96 // rows of A packed at a time: 16 tiles
 	for ic := 0; ic < m; ic += block {
 		mc := min(block, m-ic)

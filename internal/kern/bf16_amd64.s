@@ -155,3 +155,81 @@ pairsloop:
 
 pairsdone:
 	RET
+
+// func bf16Kernel1x32(kp int, a *uint32, b *uint32, c *float32, acc bool)
+// C (1×32) = (or += with acc) A·B over kp pairs of k, for a product of one
+// row (a recurrent step): a holds kp words, b a panel as for bf16Kernel6x32.
+// Four pairs a turn go to four pairs of accumulators, so that the
+// VDPBF16PS chains overlap; they are summed at the end. Encoded as in
+// bf16Kernel6x32: accumulators Z0-Z7, B in Z8-Z15.
+TEXT ·bf16Kernel1x32(SB), NOSPLIT, $0-33
+	MOVQ kp+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), BX
+	MOVQ c+24(FP), DX
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	CMPQ CX, $4
+	JLT  rest
+
+loop4:
+	VMOVUPS (BX), Z8
+	VMOVUPS 64(BX), Z9
+	VMOVUPS 128(BX), Z10
+	VMOVUPS 192(BX), Z11
+	VMOVUPS 256(BX), Z12
+	VMOVUPS 320(BX), Z13
+	VMOVUPS 384(BX), Z14
+	VMOVUPS 448(BX), Z15
+	BYTE $0x62; BYTE $0xf2; BYTE $0x3e; BYTE $0x58; BYTE $0x52; BYTE $0x46; BYTE $0x00 // VDPBF16PS.BCST 0(SI), Z8, Z0
+	BYTE $0x62; BYTE $0xf2; BYTE $0x36; BYTE $0x58; BYTE $0x52; BYTE $0x4e; BYTE $0x00 // VDPBF16PS.BCST 0(SI), Z9, Z1
+	BYTE $0x62; BYTE $0xf2; BYTE $0x2e; BYTE $0x58; BYTE $0x52; BYTE $0x56; BYTE $0x01 // VDPBF16PS.BCST 4(SI), Z10, Z2
+	BYTE $0x62; BYTE $0xf2; BYTE $0x26; BYTE $0x58; BYTE $0x52; BYTE $0x5e; BYTE $0x01 // VDPBF16PS.BCST 4(SI), Z11, Z3
+	BYTE $0x62; BYTE $0xf2; BYTE $0x1e; BYTE $0x58; BYTE $0x52; BYTE $0x66; BYTE $0x02 // VDPBF16PS.BCST 8(SI), Z12, Z4
+	BYTE $0x62; BYTE $0xf2; BYTE $0x16; BYTE $0x58; BYTE $0x52; BYTE $0x6e; BYTE $0x02 // VDPBF16PS.BCST 8(SI), Z13, Z5
+	BYTE $0x62; BYTE $0xf2; BYTE $0x0e; BYTE $0x58; BYTE $0x52; BYTE $0x76; BYTE $0x03 // VDPBF16PS.BCST 12(SI), Z14, Z6
+	BYTE $0x62; BYTE $0xf2; BYTE $0x06; BYTE $0x58; BYTE $0x52; BYTE $0x7e; BYTE $0x03 // VDPBF16PS.BCST 12(SI), Z15, Z7
+	ADDQ $16, SI
+	ADDQ $512, BX
+	SUBQ $4, CX
+	CMPQ CX, $4
+	JGE  loop4
+
+rest:
+	TESTQ CX, CX
+	JEQ   sum
+
+loop1:
+	VMOVUPS (BX), Z8
+	VMOVUPS 64(BX), Z9
+	BYTE $0x62; BYTE $0xf2; BYTE $0x3e; BYTE $0x58; BYTE $0x52; BYTE $0x46; BYTE $0x00 // VDPBF16PS.BCST 0(SI), Z8, Z0
+	BYTE $0x62; BYTE $0xf2; BYTE $0x36; BYTE $0x58; BYTE $0x52; BYTE $0x4e; BYTE $0x00 // VDPBF16PS.BCST 0(SI), Z9, Z1
+	ADDQ $4, SI
+	ADDQ $128, BX
+	DECQ CX
+	JNZ  loop1
+
+sum:
+	VADDPS Z2, Z0, Z0
+	VADDPS Z3, Z1, Z1
+	VADDPS Z6, Z4, Z4
+	VADDPS Z7, Z5, Z5
+	VADDPS Z4, Z0, Z0
+	VADDPS Z5, Z1, Z1
+	MOVBLZX acc+32(FP), AX
+	TESTL AX, AX
+	JEQ   write1
+	VADDPS (DX), Z0, Z0
+	VADDPS 64(DX), Z1, Z1
+
+write1:
+	VMOVUPS Z0, (DX)
+	VMOVUPS Z1, 64(DX)
+	VZEROUPPER
+	RET

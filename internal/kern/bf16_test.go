@@ -37,7 +37,7 @@ func TestMatMulBF16(t *testing.T) {
 	}
 	rng := rand.New(rand.NewSource(1))
 	round := func(f float32) float64 { return float64(math.Float32frombits(uint32(BF16(f)) << 16)) }
-	for _, s := range []struct{ m, k, n int }{{1, 1, 1}, {6, 2, 32}, {7, 5, 33}, {3, 640, 960}, {200, 241, 70}, {6, 0, 40}} {
+	for _, s := range []struct{ m, k, n int }{{1, 1, 1}, {6, 2, 32}, {7, 5, 33}, {3, 640, 960}, {200, 241, 70}, {6, 0, 40}, {1, 320, 960}, {1, 9, 70}, {1, 7, 33}, {1, 0, 40}} {
 		a, w := make([]float32, s.m*s.k), make([]float32, s.n*s.k)
 		for i := range a {
 			a[i] = float32(rng.NormFloat64())

@@ -465,6 +465,12 @@ func halfToFloatFast(dst []float32, src []uint16) int {
 //go:noescape
 func bf16Kernel6x32(kp int, a *uint32, b *uint32, c *float32, ldc int, acc bool)
 
+// bf16Kernel1x32 is MatMulBF16's micro-kernel for a product of one row
+// (bf16_amd64.s): C (1×32) = A·B, or += with acc, over kp pairs of k.
+//
+//go:noescape
+func bf16Kernel1x32(kp int, a *uint32, b *uint32, c *float32, acc bool)
+
 // bf16Pairs16 sets dst[q] = BF16(src[2q]) | BF16(src[2q+1])<<16 for q <
 // n/16·8 (bf16_amd64.s; AVX-512F).
 //
@@ -487,6 +493,14 @@ func bf16PairsFast(dst []uint32, src []float32) int {
 var bf16Kernel = func() func(kp int, a, b *uint32, c *float32, ldc int, acc bool) {
 	if cpu.X86.HasAVX512F && cpu.X86.HasAVX512BF16 {
 		return bf16Kernel6x32
+	}
+	return nil
+}()
+
+// bf16Row is bf16Kernel1x32 where the CPU has AVX512_BF16, else nil.
+var bf16Row = func() func(kp int, a, b *uint32, c *float32, acc bool) {
+	if cpu.X86.HasAVX512F && cpu.X86.HasAVX512BF16 {
+		return bf16Kernel1x32
 	}
 	return nil
 }()

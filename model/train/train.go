@@ -167,8 +167,18 @@ func (s *state) load() error {
 	if len(opt.Train) == 0 {
 		return errors.New("no training manifest")
 	}
+	// A manifest listed more than once (to weigh it) is read once: its
+	// listings share the same utterances, and so the same features in
+	// memory. The in-place steps below (VTLP, CMVN) run once per distinct
+	// utterance.
 	var all []*Utt
+	loaded := map[string][]*Utt{}
 	for _, path := range opt.Train {
+		if utts, ok := loaded[filepath.Clean(path)]; ok {
+			s.printf("listed again %s: %d utterances (features shared with its first listing)\n", path, len(utts))
+			all = append(all, utts...)
+			continue
+		}
 		t0 := time.Now()
 		utts, skipped, err := LoadManifest(path, opt.Jobs, func(done, total int) {
 			if done%500 == 0 || done == total {
@@ -179,10 +189,19 @@ func (s *state) load() error {
 			return err
 		}
 		s.printf("\rloaded %s: %d utterances (%d skipped) in %.0fs\n", path, len(utts), skipped, time.Since(t0).Seconds())
+		loaded[filepath.Clean(path)] = utts
 		all = append(all, utts...)
 	}
+	distinct := make([]*Utt, 0, len(all))
+	applied := make(map[*Utt]bool, len(all))
+	for _, u := range all {
+		if !applied[u] {
+			applied[u] = true
+			distinct = append(distinct, u)
+		}
+	}
 	if opt.VTLP > 0 {
-		n := WarpAugmented(all, features.DefaultConfig(), opt.VTLP, 1)
+		n := WarpAugmented(distinct, features.DefaultConfig(), opt.VTLP, 1)
 		s.printf("vocal-tract-length perturbation (up to %.0f%%) on %d augmented utterances\n", 100*opt.VTLP, n)
 	}
 	var cmvn features.CMVN
@@ -263,7 +282,10 @@ func (s *state) load() error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", u.Audio, err)
 		}
-		cmvn.Apply(u.Feats)
+		if applied[u] {
+			cmvn.Apply(u.Feats)
+			applied[u] = false // once per distinct utterance
+		}
 		s.utts = append(s.utts, &model.Utterance{Feats: u.Feats, Frames: u.Frames, IDs: ids})
 		s.secs = append(s.secs, u.Seconds())
 		hours += u.Seconds() / 3600

@@ -218,3 +218,67 @@ func TestResumeWiden(t *testing.T) {
 		t.Errorf("widening without a model: err %v", err)
 	}
 }
+
+// TestListedTwiceShares trains three updates on a manifest listed twice,
+// once as the same path (its features loaded once and shared) and once as
+// a copy under another name (loaded twice), with VTLP on: the losses and
+// the weights must be the same to the bit, which they are not if the
+// shared features were normalised or warped twice.
+func TestListedTwiceShares(t *testing.T) {
+	root := t.TempDir()
+	man := tinyManifest(t, root)
+	// Mark every clip augmented, so that VTLP warps it in place.
+	b, err := os.ReadFile(man)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = bytes.ReplaceAll(b, []byte(`"}`), []byte(`","aug":"speed"}`))
+	if err := os.WriteFile(man, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dup := filepath.Join(root, "copy.jsonl")
+	if err := os.WriteFile(dup, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := model.DefaultConfig()
+	cfg.EncLayers, cfg.EncHidden, cfg.EmbedDim, cfg.DecHidden, cfg.AttDim = 1, 8, 8, 16, 16
+	opt := Options{
+		Model: cfg, VTLP: 0.1,
+		Run: model.TrainConfig{Workers: 1, Seed: 1, Adam: model.DefaultAdam(), ClipNorm: 5,
+			Schedule: model.Schedule{Peak: 1e-3, Warmup: 2, Decay: "inv_sqrt"}},
+		BatchFrames: 2000, MaxSteps: 3, CheckpointEvery: time.Hour, LogEvery: 1, Jobs: 1,
+	}
+	shared, copied := opt, opt
+	shared.Train, shared.OutDir = []string{man, man}, filepath.Join(root, "shared")
+	copied.Train, copied.OutDir = []string{man, dup}, filepath.Join(root, "copied")
+	for _, o := range []Options{shared, copied} {
+		if err := Run(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, ct := logRecords(t, shared.OutDir, "train"), logRecords(t, copied.OutDir, "train")
+	if len(st) != 3 || len(ct) != 3 {
+		t.Fatalf("train records: %d shared, %d copied, want 3 each", len(st), len(ct))
+	}
+	for i := range st {
+		if st[i]["loss"] != ct[i]["loss"] {
+			t.Errorf("update %d: loss %v shared, %v copied", i+1, st[i]["loss"], ct[i]["loss"])
+		}
+	}
+	sm, err := model.LoadFile(filepath.Join(shared.OutDir, "model.heed"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm, err := model.LoadFile(filepath.Join(copied.OutDir, "model.heed"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sm.Net.Materialize()
+	cm.Net.Materialize()
+	if !slices.Equal(sm.Net.P.Data, cm.Net.P.Data) {
+		t.Error("the weights differ between the shared and the copied listing")
+	}
+	if sm.Meta.CMVN.Mean[0] != cm.Meta.CMVN.Mean[0] {
+		t.Errorf("CMVN mean %v shared, %v copied", sm.Meta.CMVN.Mean[0], cm.Meta.CMVN.Mean[0])
+	}
+}
