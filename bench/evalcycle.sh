@@ -41,9 +41,9 @@ long=(
   "lre5 5 --snr 10 --music 0.2 --seed 1 corpus/dev.jsonl"
   "lrls 15 --seed 41 --gold speech80 libri/librispeech_dev.jsonl"
   "lrlsm 15 --snr 10 --music 0.2 --seed 42 --gold speech80 libri/librispeech_dev.jsonl"
-  "lrvk 8 --seed 31 vctk/vctk_dev.jsonl"
+  "lrvk 10 --seed 31 vctk/vctk_dev.jsonl"
   "lrvkm 5 --snr 10 --music 0.2 --seed 32 vctk/vctk_dev.jsonl"
-  "lr20 20 --seed 21 real/kathleen_dev.jsonl real/so762_dev.jsonl"
+  "lr20 20 --seed 9 real/so762_dev.jsonl real/kathleen_dev.jsonl"
   "lr60 60 --seed 7 real/kathleen_dev.jsonl real/so762_dev.jsonl"
 )
 if [ "${SKIP_LONG:-0}" != 1 ]; then

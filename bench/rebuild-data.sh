@@ -68,7 +68,7 @@ if case " $steps " in *" packages "*) true ;; *) false ;; esac && [ "$(id -u)" =
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends espeak-ng libespeak-ng-dev flite fortunes \
-    fortunes-min wamerican sox libsox-fmt-all flac ffmpeg jq bc dict-gcide dict-devil dict-jargon \
+    fortunes-min wamerican sox libsox-fmt-all flac ffmpeg jq bc python3-numpy python3-scipy dict-gcide dict-devil dict-jargon \
     hyperrogue-music singularity-music pushover-data tecnoballz-data asc-music fb-music-high \
     tomatoes-data extremetuxracer-data lincity-ng-data warzone2100-music pingus-data neverball-data >/dev/null
   (cd "$repo" && go build -tags espeak -o "$bin/heed-corpus" ./cmd/heed-corpus)

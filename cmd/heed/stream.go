@@ -90,6 +90,10 @@ bounds both the latency and the memory used. The end of the input, Ctrl-C
 				if err != nil {
 					return err
 				}
+				// A stream runs for long: its encoder windows and finals
+				// are encoded with bfloat16 products (model.Net.EncodeBF16),
+				// the weights packed once at the start.
+				opt.BF16, dec.BF16 = true, true
 				return runStream(ctx, e, b, s, opt, dec, *format == "text")
 			}
 		},
