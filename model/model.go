@@ -258,7 +258,7 @@ func (m *Net[F]) bf16Packs() [][2]gruPacked[F] {
 // HEED_BF16=0, it is Encode.
 func (m *Net[F]) EncodeBF16(feats []F, frames int) *EncOutput[F] {
 	e := m.EncodeCTCBF16(feats, frames)
-	if e.T > 0 && e.Vhb == nil {
+	if e.T > 0 {
 		m.AddKeys(e)
 	}
 	return e

@@ -193,10 +193,10 @@ func (s *state) load() error {
 		all = append(all, utts...)
 	}
 	distinct := make([]*Utt, 0, len(all))
-	applied := make(map[*Utt]bool, len(all))
+	seen := make(map[*Utt]bool, len(all))
 	for _, u := range all {
-		if !applied[u] {
-			applied[u] = true
+		if !seen[u] {
+			seen[u] = true
 			distinct = append(distinct, u)
 		}
 	}
@@ -275,16 +275,15 @@ func (s *state) load() error {
 		s.printf("widened the encoder from %d to %d units per direction (%d to %d parameters); the new units start silent\n",
 			ckCfg.EncHidden, cfg.EncHidden, n, len(p.Data))
 	}
+	for _, u := range distinct {
+		cmvn.Apply(u.Feats)
+	}
 	hours := 0.0
 	s.utts = make([]*model.Utterance, 0, len(all))
 	for _, u := range all {
 		ids, err := model.Encode(u.Text)
 		if err != nil {
 			return fmt.Errorf("%s: %w", u.Audio, err)
-		}
-		if applied[u] {
-			cmvn.Apply(u.Feats)
-			applied[u] = false // once per distinct utterance
 		}
 		s.utts = append(s.utts, &model.Utterance{Feats: u.Feats, Frames: u.Frames, IDs: ids})
 		s.secs = append(s.secs, u.Seconds())
