@@ -193,8 +193,8 @@ func Calibrate(spoken []Word, ev []Evidence, c Calibration) {
 // settledEvidence fills in the Settled of ev, one Evidence per spoken
 // word, from the refined words spoken and the CTC segmentation seg
 // (encoder frames of frameSec seconds, plus offset) refined the same way
-// over samples (at rate Hz).
-func settledEvidence(ev []Evidence, spoken []Word, chars string, seg *Segmentation, frameSec, offset float64, samples []float32, rate int) {
+// over the same audio (levels, see measureLevels).
+func settledEvidence(ev []Evidence, spoken []Word, chars string, seg *Segmentation, frameSec, offset float64, levels refineLevels) {
 	ranges := wordRanges(chars)
 	at := func(f int) float64 { return frameSeconds(f, frameSec, offset) }
 	other := make([]Word, len(spoken))
@@ -210,7 +210,7 @@ func settledEvidence(ev []Evidence, spoken []Word, chars string, seg *Segmentati
 			}
 		}
 	}
-	Refine(other, samples, rate)
+	refine(other, levels, nil)
 	for k, w := range spoken {
 		ev[k].Settled = MaxApart
 		if seg.Placed[k] {
@@ -240,15 +240,14 @@ func pauseEvidence(ev []Evidence, spoken []Word, ends []bool) {
 }
 
 // levelContrast returns the difference (dB) between the 99th and the 10th
-// percentile level of the 5 ms frames of samples (at rate Hz), the two
-// levels Refine's quiet threshold is set from; 0 for audio shorter than a
-// frame.
-func levelContrast(samples []float32, rate int) float64 {
-	fl := int(float64(rate) * refineFrameSec)
-	if fl < 1 || len(samples) < fl {
+// percentile level of the 5 ms frames of a piece of audio (levels, see
+// measureLevels; the whole band's), the two levels Refine's quiet
+// threshold is set from; 0 for audio shorter than a frame.
+func levelContrast(levels refineLevels) float64 {
+	if len(levels.band) == 0 {
 		return 0
 	}
-	lv := frameLevels(samples, fl)
+	lv := append([]float64(nil), levels.band...)
 	sort.Float64s(lv)
 	return percentile(lv, 0.99) - percentile(lv, 0.10)
 }

@@ -150,10 +150,10 @@ func TestLevelContrast(t *testing.T) {
 		}
 	}
 	want := 20 * math.Log10(0.5/math.Sqrt2/0.005)
-	if got := levelContrast(x, 16000); math.Abs(got-want) > tol {
+	if got := levelContrast(measureLevels(x, 16000)); math.Abs(got-want) > tol {
 		t.Errorf("levelContrast = %.2f dB, want %.2f ± %v", got, want, tol)
 	}
-	if got := levelContrast(x[:10], 16000); got != 0 {
+	if got := levelContrast(measureLevels(x[:10], 16000)); got != 0 {
 		t.Errorf("levelContrast of 10 samples = %v, want 0", got)
 	}
 }

@@ -92,7 +92,33 @@ const (
 // Where the room tone is rumble, levels are measured above 100 Hz (see
 // rumbles). samples are the audio the word times refer to, at rate Hz. Character
 // times are kept inside their word's.
-func Refine(words []Word, samples []float32, rate int) { refine(words, samples, rate, nil) }
+func Refine(words []Word, samples []float32, rate int) {
+	refine(words, measureLevels(samples, rate), nil)
+}
+
+// refineLevels are the refineFrameSec levels (dBFS) of one piece of audio,
+// measured once (measureLevels) for its refinement, its level contrast and
+// the refinement of the other path's words that the settled evidence
+// compares with (see settledEvidence).
+type refineLevels struct {
+	band []float64 // the whole band's levels: the level contrast (levelContrast)
+	lv   []float64 // the levels refine reads: band's, or those above rumbleCutoff where the room tone rumbles (see rumbles)
+}
+
+// measureLevels returns the refineFrameSec levels of samples (at rate Hz),
+// none for audio shorter than a frame.
+func measureLevels(samples []float32, rate int) refineLevels {
+	fl := int(float64(rate) * refineFrameSec)
+	if fl < 1 || len(samples) < fl {
+		return refineLevels{}
+	}
+	l := refineLevels{band: frameLevels(samples, fl)}
+	l.lv = l.band
+	if hp := frameLevels(highPass(samples, rate, rumbleCutoff), fl); rumbles(l.band, hp) {
+		l.lv = hp
+	}
+	return l
+}
 
 // refine is Refine where gaps[k], when it is a span (seconds, end after
 // start), is where sound that neither word k nor word k+1 holds may lie (a
@@ -104,16 +130,13 @@ func Refine(words []Word, samples []float32, rate int) { refine(words, samples, 
 // ends (else onsetLag before the path's start), and the sound between them
 // stays outside both.
 //
-// It returns the quiet frames (refineFrameSec each) it measured, nil when
-// the audio is too short to measure.
-func refine(words []Word, samples []float32, rate int, gaps [][2]float64) (quiet []bool) {
-	fl := int(float64(rate) * refineFrameSec)
-	if fl < 1 || len(samples) < 2*fl {
+// levels are the audio's, measured by measureLevels. It returns the quiet
+// frames (refineFrameSec each) it measured, nil when the audio is too
+// short to measure (under two frames).
+func refine(words []Word, levels refineLevels, gaps [][2]float64) (quiet []bool) {
+	lv := levels.lv
+	if len(lv) < 2 {
 		return nil
-	}
-	lv := frameLevels(samples, fl)
-	if hp := frameLevels(highPass(samples, rate, rumbleCutoff), fl); rumbles(lv, hp) {
-		lv = hp
 	}
 	quiet, contrast := quietFrames(lv, words)
 	noisy := contrast <= noisyContrast

@@ -490,7 +490,7 @@ func TestRefineUnheardApart(t *testing.T) {
 	}
 	const tol = 0.0051
 	words := []Word{aligned("a", 0.1, 0.41), aligned("b", 0.93, 1.2)}
-	refine(words, x, hz, [][2]float64{{0.55, 0.85}, {}})
+	refine(words, measureLevels(x, hz), [][2]float64{{0.55, 0.85}, {}})
 	if math.Abs(words[0].End-0.4) > tol || math.Abs(words[1].Start-0.9) > tol {
 		t.Errorf("with the gap: a ends %.3f, b starts %.3f; want 0.400, 0.900", words[0].End, words[1].Start)
 	}

@@ -132,15 +132,16 @@ func AlignText(txt *normalize.Text, att []float32, T int, opts Options) ([]Word,
 				}
 			}
 		}
-		quiet = refine(spoken, opts.Samples, opts.Rate, gaps)
-		contrast := levelContrast(opts.Samples, opts.Rate)
+		levels := measureLevels(opts.Samples, opts.Rate)
+		quiet = refine(spoken, levels, gaps)
+		contrast := levelContrast(levels)
 		soundless = contrast < MinSoundContrast
 		for k, w := range spoken {
 			ev[k].Moved = math.Max(math.Abs(w.Start-before[k][0]), math.Abs(w.End-before[k][1]))
 			ev[k].Contrast = contrast
 		}
 		if opts.Seg != nil {
-			settledEvidence(ev, spoken, chars, opts.Seg, opts.FrameSec, opts.Offset, opts.Samples, opts.Rate)
+			settledEvidence(ev, spoken, chars, opts.Seg, opts.FrameSec, opts.Offset, levels)
 		}
 	}
 	if opts.Seg != nil {
