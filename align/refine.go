@@ -72,12 +72,16 @@ const (
 //     to the edge of the stretch the path's edge lies in, else of the
 //     first stretch after the start (the last before the end) within the
 //     word (speechStart, speechEnd). In noisy audio (level contrast 25 dB
-//     or less) the edges only move out: a weak onset or decay lies under
-//     the noise there, and the energy cannot show where it ends. Where the
-//     noise cannot be measured (noiseFrames), the first word starts at its
-//     first two loud frames from 60 ms before its start up to its middle,
-//     and the last one ends after its last two from 60 ms after its end
-//     back to its middle.
+//     or less) the last end only moves out: a weak decay lies under the
+//     noise there, and the energy cannot show where it ends. The first
+//     word starts where the level rises out of the 150 ms of noise before
+//     the path's start (noisyOnset: the first 30 ms 3 dB over its median,
+//     widened back over the frames over it), searched up to 150 ms after
+//     that start; where that noise cannot be measured, its start too only
+//     moves out. Where the noise cannot be measured (noiseFrames), the
+//     first word starts at its first two loud frames from 60 ms before its
+//     start up to its middle, and the last one ends after its last two
+//     from 60 ms after its end back to its middle.
 //
 // A frame is quiet when its level is more than 40 dB under the loud frames
 // (99th percentile) or less than a margin over the noise floor (10th
@@ -167,11 +171,16 @@ func refine(words []Word, levels refineLevels, gaps [][2]float64) (quiet []bool)
 		// In noise a word's weak start or end lies under the noise, where
 		// the energy cannot show it: the edges only move out there.
 		first, last := &words[idx[0]], &words[idx[len(idx)-1]]
-		s0, e0 := first.Start, last.End
+		s0, e0, h0 := first.Start, last.End, head(first)
 		speechStart(first, st, toF, toT, head)
 		speechEnd(last, st, toF, toT, tail)
 		if noisy {
 			first.Start, last.End = math.Min(first.Start, s0), math.Max(last.End, e0)
+			// Where the noise before the path's start can be measured,
+			// the first word starts where the level rises out of it.
+			if f, ok := noisyOnset(lv, toF(s0), toF(h0)); ok {
+				first.Start = toT(f)
+			}
 		}
 	} else {
 		if w := &words[idx[0]]; true {
@@ -829,6 +838,65 @@ func speechEnd(w *Word, st []stretch, toF func(float64) int, toT func(int) float
 			return
 		}
 	}
+}
+
+// Noisy onsets (see noisyOnset).
+const (
+	// onsetPause is how long (frames, 150 ms) the stretch before the
+	// path's start is whose noise a sentence starts out of, and how far
+	// after the path's start its onset is searched: the path put noisy
+	// sentences' starts 40-60 ms early (median) on the long recordings
+	// at 10 dB SNR of bench/longreal.py, and a pause between sentences
+	// lasts 300 ms or more there.
+	onsetPause = 30
+	// onsetRise is how far (dB) over the noise's median level the frames
+	// of an onset lie: over the flicker of steady noise's 5 ms levels
+	// (about 0.7 dB a standard deviation in white noise), under a weak
+	// consonant's rise.
+	onsetRise = 3
+	// onsetFrames is the shortest run of such frames (30 ms, coreSec)
+	// taken for the onset: a shorter one is a click or the noise's
+	// flicker.
+	onsetFrames = 6
+)
+
+// noisyOnset returns the frame where speech starts out of noise (levels
+// lv) after a pause that ends at frame f0, the path's start of the first
+// word: the first onsetFrames frames in a row whose level is onsetRise dB
+// over the median of the onsetPause frames before f0 (digital silence left
+// out), starting from f0 up to onsetPause frames after it and by frame
+// latest, widened back over the frames before them that lie over that
+// median (a weak onset), no further than the pause's start. It reports
+// false when the pause holds fewer than minFloorFrames frames to measure
+// (the audio starts within it) or no such run starts in the search.
+func noisyOnset(lv []float64, f0, latest int) (int, bool) {
+	lo := max(0, f0-onsetPause)
+	var ns []float64
+	for _, v := range lv[lo:min(f0, len(lv))] {
+		if v >= digitalSilence {
+			ns = append(ns, v)
+		}
+	}
+	if len(ns) < minFloorFrames {
+		return 0, false
+	}
+	slices.Sort(ns)
+	med := percentile(ns, 0.5)
+	for f := f0; f <= min(f0+onsetPause, latest) && f+onsetFrames <= len(lv); f++ {
+		run := 0
+		for run < onsetFrames && lv[f+run] > med+onsetRise {
+			run++
+		}
+		if run < onsetFrames {
+			f += run // no run of onsetFrames starts before the frame that broke this one
+			continue
+		}
+		for f > lo && lv[f-1] > med {
+			f--
+		}
+		return f, true
+	}
+	return 0, false
 }
 
 // Rumble: room tone whose sound lies mostly under rumbleCutoff Hz (air
