@@ -92,7 +92,8 @@ const (
 // the floor is that of the sound in the pauses between the words, when there
 // is such sound 35 dB or more under the loud frames (see pauseFloor): room
 // tone there would otherwise be taken for speech; and each recording glued
-// between cuts whose room tone is louder is measured against its own.
+// between cuts whose room tone is louder is measured against its own
+// (measured next to its cuts, whether or not the pauses gave a floor).
 // Where the room tone is rumble, levels are measured above 100 Hz (see
 // rumbles). samples are the audio the word times refer to, at rate Hz. Character
 // times are kept inside their word's.
@@ -387,16 +388,18 @@ func clicksBefore(quiet []bool, f, lo, minQuiet int) int {
 // digital silence (cutRegions) whose room tone next to the cuts
 // (regionFloor) lies over that floor get a threshold of their own, from
 // their room tone, where it is higher: a louder room's tone, which the
-// path may give the first word after the cut, is a pause too.
+// path may give the first word after the cut, is a pause too. They get it
+// whether or not the pauses gave a floor: a path that gave the words every
+// sound of the recordings leaves no pause to measure.
 // contrast is the level contrast (dB).
 func quietFrames(lv []float64, words []Word) (quiet []bool, contrast float64) {
 	sorted := append([]float64(nil), lv...)
 	sort.Float64s(sorted)
 	loud, floor := percentile(sorted, 0.99), percentile(sorted, 0.10)
-	glued := false
-	if floor < digitalSilence {
+	glued := floor < digitalSilence
+	if glued {
 		if f, ok := pauseFloor(lv, words); ok && loud-f >= minPauseContrast {
-			floor, glued = f, true
+			floor = f
 		}
 	}
 	thr := math.Max(loud-quietUnderLoud, floor+floorMargin(loud-floor))
@@ -549,14 +552,23 @@ const (
 	// quiet speech (synthetic speech, where everything that is not digital
 	// silence is voice), and the edges are then found as before.
 	maxNoiseSpread = 3
+	// minGluedSpread is the least spread (dB, 30th over 10th percentile)
+	// assumed for the noise of audio with digital silence (glued
+	// recordings), whose noise frames are mostly a room tone next to the
+	// cuts: a steady tone measures about 0.2 dB there, which put the live
+	// threshold inside the tone's own flicker
+	// (TestRefineShortRoomToneCoveredByPath).
+	minGluedSpread = 0.5
 )
 
 // speechFrames marks the frames (levels lv, dBFS) that are live: whose
 // level averaged with their neighbours' (smoothLevels) is louder than the
-// noise ever is (over its 99th percentile, see liveSpread) and lies within
-// quietUnderLoud dB of the loud frames (99th percentile). It returns nil
-// when the noise cannot be measured (see noiseFrames) or its levels are
-// spread too wide to be noise (maxNoiseSpread).
+// noise ever is (over its 99th percentile, see liveSpread; in audio whose
+// 10th percentile is digital silence the noise's spread is taken to be at
+// least minGluedSpread) and lies within quietUnderLoud dB of the loud
+// frames (99th percentile). It returns nil when the noise cannot be
+// measured (see noiseFrames) or its levels are spread too wide to be noise
+// (maxNoiseSpread).
 func speechFrames(lv []float64, quiet []bool, words []Word) []bool {
 	noise := noiseFrames(lv, quiet, words)
 	if noise == nil {
@@ -570,7 +582,11 @@ func speechFrames(lv []float64, quiet []bool, words []Word) []bool {
 	}
 	sorted := append([]float64(nil), lv...)
 	sort.Float64s(sorted)
-	thr := math.Max(q10+liveSpread*(q30-q10), percentile(sorted, 0.99)-quietUnderLoud)
+	spread := q30 - q10
+	if percentile(sorted, 0.10) < digitalSilence {
+		spread = math.Max(spread, minGluedSpread)
+	}
+	thr := math.Max(q10+liveSpread*spread, percentile(sorted, 0.99)-quietUnderLoud)
 	live := make([]bool, len(sm))
 	for i, v := range sm {
 		live[i] = v > thr

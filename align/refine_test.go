@@ -571,6 +571,50 @@ func TestRefineGluedRoomTones(t *testing.T) {
 	}
 }
 
+// TestRefineRoomToneFromCutToCut: as TestRefineGluedRoomTones, but the
+// path gave the words every sound of the two recordings, so that no pause
+// between the words holds any (pauseFloor finds nothing). The second
+// recording's room tone (37 dB under the voice) must still be measured
+// against its own, next to its cuts: the word after the cut starts where
+// its voice does, not at the cut (as it did when only a pauses' floor
+// had each recording measured).
+func TestRefineRoomToneFromCutToCut(t *testing.T) {
+	const hz = 16000
+	sec := func(s float64) int { return int(math.Round(s * hz)) }
+	rng := rand.New(rand.NewPCG(3, 16))
+	x := make([]float32, sec(2.9))
+	tone := func(from, to, sigma float64) {
+		for i := sec(from); i < sec(to); i++ {
+			x[i] = float32(sigma * rng.NormFloat64())
+		}
+	}
+	voice := func(from, to float64) {
+		v := voiced(sec(to - from))
+		for i := range v {
+			x[sec(from)+i] += v[i]
+		}
+	}
+	tone(0.3, 1.2, 0.0002) // -74 dBFS
+	voice(0.4, 1.1)        // -13.5 dBFS
+	tone(1.5, 2.6, 0.003)  // -50.5 dBFS
+	voice(1.9, 2.5)
+	aligned := func(w string, s, e float64) Word {
+		return Word{Word: w, Start: s, End: e, Status: StatusAligned,
+			Chars: []Char{{Char: w[:1], Start: s, End: (s + e) / 2}, {Char: w[1:], Start: (s + e) / 2, End: e}}}
+	}
+	words := []Word{aligned("aa", 0.31, 0.75), aligned("bb", 0.75, 1.19), aligned("cc", 1.52, 2.2), aligned("dd", 2.2, 2.58)}
+	if _, ok := pauseFloor(frameLevels(x, int(hz*refineFrameSec)), words); ok {
+		t.Fatal("the pauses between the words hold sound: the test shows nothing")
+	}
+	Refine(words, x, hz)
+	if math.Abs(words[2].Start-1.9) > 0.015 {
+		t.Errorf("the word after the cut starts at %.3f s, want 1.900 (its voice's onset)", words[2].Start)
+	}
+	if math.Abs(words[0].Start-0.4) > 0.015 || math.Abs(words[3].End-2.5) > 0.015 {
+		t.Errorf("the first word starts at %.3f s, the last ends at %.3f s; want 0.400 and 2.500", words[0].Start, words[3].End)
+	}
+}
+
 // TestRefineRumble: room tone of a 40 Hz rumble at -33 dBFS (over a -70
 // dBFS hiss) lies before a soft word (-33 dBFS) whose path starts 0.12 s
 // early, in the rumble. Levels above 100 Hz put its start at the voice's
