@@ -76,8 +76,8 @@ const (
 //     noise there, and the energy cannot show where it ends. The first
 //     word starts where the level rises out of the 150 ms of noise before
 //     the path's start (noisyOnset: the first 30 ms 3 dB over its median,
-//     widened back over the frames over it), searched up to 150 ms after
-//     that start; where that noise cannot be measured, its start too only
+//     from its first frame that is, widened back over the frames over the
+//     median), searched up to 150 ms after that start; where that noise cannot be measured, its start too only
 //     moves out. Where the noise cannot be measured (noiseFrames), the
 //     first word starts at its first two loud frames from 60 ms before its
 //     start up to its middle, and the last one ends after its last two
@@ -870,21 +870,26 @@ const (
 	// (about 0.7 dB a standard deviation in white noise), under a weak
 	// consonant's rise.
 	onsetRise = 3
-	// onsetFrames is the shortest run of such frames (30 ms, coreSec)
-	// taken for the onset: a shorter one is a click or the noise's
-	// flicker.
+	// onsetFrames is the stretch (30 ms, coreSec) whose level (power
+	// mean) must rise onsetRise over the noise: a shorter one may be a
+	// click or the noise's flicker. Its level, not each of its frames':
+	// a speech onset's frames flicker too, and six loud frames in a row
+	// put noisy sentences' starts later (bench/longreal.py at 10 dB
+	// SNR, sentence edges: Librispeech 95.8 ms against 91.1, VCTK 76.0
+	// against 73.4).
 	onsetFrames = 6
 )
 
 // noisyOnset returns the frame where speech starts out of noise (levels
 // lv) after a pause that ends at frame f0, the path's start of the first
-// word: the first onsetFrames frames in a row whose level is onsetRise dB
-// over the median of the onsetPause frames before f0 (digital silence left
-// out), starting from f0 up to onsetPause frames after it and by frame
-// latest, widened back over the frames before them that lie over that
-// median (a weak onset), no further than the pause's start. It reports
-// false when the pause holds fewer than minFloorFrames frames to measure
-// (the audio starts within it) or no such run starts in the search.
+// word: in the first onsetFrames frames whose level (power mean) is
+// onsetRise dB over the median of the onsetPause frames before f0 (digital
+// silence left out), starting from f0 up to onsetPause frames after it and
+// by frame latest, the first frame that is too, widened back over the
+// frames before it that lie over that median (a weak onset), no further
+// than the pause's start. It reports false when the pause holds fewer than
+// minFloorFrames frames to measure (the audio starts within it) or no such
+// stretch starts in the search.
 func noisyOnset(lv []float64, f0, latest int) (int, bool) {
 	lo := max(0, f0-onsetPause)
 	var ns []float64
@@ -898,14 +903,19 @@ func noisyOnset(lv []float64, f0, latest int) (int, bool) {
 	}
 	slices.Sort(ns)
 	med := percentile(ns, 0.5)
+	thr := med + onsetRise
 	for f := f0; f <= min(f0+onsetPause, latest) && f+onsetFrames <= len(lv); f++ {
-		run := 0
-		for run < onsetFrames && lv[f+run] > med+onsetRise {
-			run++
+		p := 0.0
+		for _, v := range lv[f : f+onsetFrames] {
+			p += math.Pow(10, v/10)
 		}
-		if run < onsetFrames {
-			f += run // no run of onsetFrames starts before the frame that broke this one
+		if 10*math.Log10(p/onsetFrames) < thr {
 			continue
+		}
+		// The stretch's level rose over thr with its first frame that
+		// did (a sharp onset raises the stretches that end in it).
+		for lv[f] < thr && f+1 < len(lv) {
+			f++
 		}
 		for f > lo && lv[f-1] > med {
 			f--
