@@ -1,6 +1,9 @@
 package beam
 
-import "math"
+import (
+	"math"
+	"sync"
+)
 
 var negInf = math.Inf(-1)
 
@@ -29,15 +32,27 @@ const (
 	spN     = int(-spMin*spSteps) + 2
 )
 
-var spF, spD = func() (f, df []float64) {
-	f, df = make([]float64, spN), make([]float64, spN)
-	for i := range f {
-		d := spMin + float64(i)/spSteps
-		f[i] = math.Log1p(math.Exp(d))
-		df[i] = 1 / (1 + math.Exp(-d)) / spSteps // scaled to a unit step
-	}
-	return f, df
-}()
+// The table is built by buildSoftplus, which NewCTCPrefixScorer calls (every
+// logAdd runs in a scorer's methods), not at start-up: a command that never
+// searches (heed align) does not pay for its 4,740 exponentials and its
+// 38 KB of fresh memory.
+var (
+	spOnce   sync.Once
+	spF, spD []float64 // (spN)
+)
+
+// buildSoftplus builds the softplus table, once.
+func buildSoftplus() {
+	spOnce.Do(func() {
+		f, df := make([]float64, spN), make([]float64, spN)
+		for i := range f {
+			d := spMin + float64(i)/spSteps
+			f[i] = math.Log1p(math.Exp(d))
+			df[i] = 1 / (1 + math.Exp(-d)) / spSteps // scaled to a unit step
+		}
+		spF, spD = f, df
+	})
+}
 
 // softplus returns log(1 + e^d) for d in (spMin, 0].
 func softplus(d float64) float64 {
@@ -99,6 +114,7 @@ func NewCTCPrefixScorer(logp []float32, T, V, blank int) *CTCPrefixScorer {
 	if blank < 0 || blank >= V {
 		panic("beam: CTC blank index out of range")
 	}
+	buildSoftplus()
 	return &CTCPrefixScorer{x: logp[:T*V], t: T, v: V, blank: blank}
 }
 
