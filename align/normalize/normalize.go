@@ -295,8 +295,8 @@ func fold(s string) string {
 		switch {
 		case r < utf8.RuneSelf:
 			b.WriteRune(r)
-		case foldTable[r] != "":
-			b.WriteString(foldTable[r])
+		case foldLetter(r) != "":
+			b.WriteString(foldLetter(r))
 		case r == '‘' || r == '’' || r == '‛' || r == '′' || r == 'ʼ' || r == '´' || r == '`':
 			b.WriteByte('\'')
 		case r == '“' || r == '”' || r == '„' || r == '″' || r == '«' || r == '»':

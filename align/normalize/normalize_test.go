@@ -175,3 +175,31 @@ func TestNormalizeInvalidUTF8(t *testing.T) {
 		t.Errorf("literal U+FFFD rejected: %v", err)
 	}
 }
+
+// TestFoldLetter checks the two blocks' edges and that every letter folds
+// to ASCII letters (or apostrophe, for ŉ).
+func TestFoldLetter(t *testing.T) {
+	for r, want := range map[rune]string{
+		0x00BF: "", 'À': "A", 'Æ': "AE", 0x00D7: "", 'ß': "ss", 'ɏ': "y", 0x0250: "",
+		0x1DFF: "", 'Ḁ': "A", 'ẞ': "SS", 'ỹ': "y", 0x1EFF: "", 0x1F00: "",
+	} {
+		if got := foldLetter(r); got != want {
+			t.Errorf("foldLetter(%U) = %q, want %q", r, got, want)
+		}
+	}
+	n := 0
+	for r := rune(0); r < 0x2000; r++ {
+		s := foldLetter(r)
+		if s != "" {
+			n++
+		}
+		for _, c := range s {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '\'') {
+				t.Errorf("foldLetter(%U) = %q: not an ASCII letter", r, s)
+			}
+		}
+	}
+	if n != 552 {
+		t.Errorf("%d letters fold, want 552 (the generated table's entries)", n)
+	}
+}
