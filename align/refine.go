@@ -77,11 +77,12 @@ const (
 //     word starts where the level rises out of the 150 ms of noise before
 //     the path's start (noisyOnset: the first 30 ms 3 dB over its median,
 //     from its first frame that is, widened back over the frames over the
-//     median), searched up to 150 ms after that start; where that noise cannot be measured, its start too only
-//     moves out. Where the noise cannot be measured (noiseFrames), the
-//     first word starts at its first two loud frames from 60 ms before its
-//     start up to its middle, and the last one ends after its last two
-//     from 60 ms after its end back to its middle.
+//     median), searched up to 150 ms after that start; where that noise
+//     cannot be measured, its start too only moves out. Where the noise
+//     cannot be measured at all (noiseFrames), the first word starts at
+//     its first two loud frames from 60 ms before its start up to its
+//     middle, and the last one ends after its last two from 60 ms after
+//     its end back to its middle.
 //
 // A frame is quiet when its level is more than 40 dB under the loud frames
 // (99th percentile) or less than a margin over the noise floor (10th
