@@ -532,6 +532,37 @@ func TestRefineUnheardApart(t *testing.T) {
 	}
 }
 
+// glued builds the audio of recordings glued between digital silences:
+// room tone (white noise) and voiced sound laid over spans in seconds.
+type glued struct {
+	hz  int
+	x   []float32
+	rng *rand.Rand
+}
+
+func newGlued(hz int, seconds float64, rng *rand.Rand) *glued {
+	g := &glued{hz: hz, rng: rng}
+	g.x = make([]float32, g.sec(seconds))
+	return g
+}
+
+func (g *glued) sec(s float64) int { return int(math.Round(s * float64(g.hz))) }
+
+// tone sets [from, to) to white noise of deviation sigma.
+func (g *glued) tone(from, to, sigma float64) {
+	for i := g.sec(from); i < g.sec(to); i++ {
+		g.x[i] = float32(sigma * g.rng.NormFloat64())
+	}
+}
+
+// voice adds voiced sound over [from, to).
+func (g *glued) voice(from, to float64) {
+	v := voiced(g.sec(to - from))
+	for i := range v {
+		g.x[g.sec(from)+i] += v[i]
+	}
+}
+
 // TestRefineGluedRoomTones: two recordings glued between digital silences,
 // the first with a room tone 60 dB under the voice, the second with one
 // 37 dB under it. The path started the second recording's word at its cut,
@@ -540,24 +571,12 @@ func TestRefineUnheardApart(t *testing.T) {
 // the word must start where its voice does.
 func TestRefineGluedRoomTones(t *testing.T) {
 	const hz = 16000
-	sec := func(s float64) int { return int(math.Round(s * hz)) }
-	rng := rand.New(rand.NewPCG(3, 14))
-	x := make([]float32, sec(4.3))
-	tone := func(from, to, sigma float64) {
-		for i := sec(from); i < sec(to); i++ {
-			x[i] = float32(sigma * rng.NormFloat64())
-		}
-	}
-	voice := func(from, to float64) {
-		v := voiced(sec(to - from))
-		for i := range v {
-			x[sec(from)+i] += v[i]
-		}
-	}
-	tone(0.3, 2.3, 0.0002) // -74 dBFS
-	voice(0.5, 1.0)        // -13.5 dBFS
-	tone(2.8, 4.0, 0.003)  // -50.5 dBFS
-	voice(3.3, 3.8)
+	g := newGlued(hz, 4.3, rand.New(rand.NewPCG(3, 14)))
+	g.tone(0.3, 2.3, 0.0002) // -74 dBFS
+	g.voice(0.5, 1.0)        // -13.5 dBFS
+	g.tone(2.8, 4.0, 0.003)  // -50.5 dBFS
+	g.voice(3.3, 3.8)
+	x := g.x
 	words := []Word{
 		{Word: "aa", Start: 0.5, End: 1.0, Status: StatusAligned, Chars: []Char{{Char: "a", Start: 0.5, End: 0.75}, {Char: "a", Start: 0.75, End: 1.0}}},
 		{Word: "bb", Start: 2.82, End: 3.8, Status: StatusAligned, Chars: []Char{{Char: "b", Start: 2.82, End: 3.5}, {Char: "b", Start: 3.5, End: 3.8}}},
@@ -580,24 +599,12 @@ func TestRefineGluedRoomTones(t *testing.T) {
 // had each recording measured).
 func TestRefineRoomToneFromCutToCut(t *testing.T) {
 	const hz = 16000
-	sec := func(s float64) int { return int(math.Round(s * hz)) }
-	rng := rand.New(rand.NewPCG(3, 16))
-	x := make([]float32, sec(2.9))
-	tone := func(from, to, sigma float64) {
-		for i := sec(from); i < sec(to); i++ {
-			x[i] = float32(sigma * rng.NormFloat64())
-		}
-	}
-	voice := func(from, to float64) {
-		v := voiced(sec(to - from))
-		for i := range v {
-			x[sec(from)+i] += v[i]
-		}
-	}
-	tone(0.3, 1.2, 0.0002) // -74 dBFS
-	voice(0.4, 1.1)        // -13.5 dBFS
-	tone(1.5, 2.6, 0.003)  // -50.5 dBFS
-	voice(1.9, 2.5)
+	g := newGlued(hz, 2.9, rand.New(rand.NewPCG(3, 16)))
+	g.tone(0.3, 1.2, 0.0002) // -74 dBFS
+	g.voice(0.4, 1.1)        // -13.5 dBFS
+	g.tone(1.5, 2.6, 0.003)  // -50.5 dBFS
+	g.voice(1.9, 2.5)
+	x := g.x
 	aligned := func(w string, s, e float64) Word {
 		return Word{Word: w, Start: s, End: e, Status: StatusAligned,
 			Chars: []Char{{Char: w[:1], Start: s, End: (s + e) / 2}, {Char: w[1:], Start: (s + e) / 2, End: e}}}
