@@ -174,6 +174,17 @@ func TestRefineRoomToneNextToDigitalSilence(t *testing.T) {
 	}
 }
 
+// voiceInNoise returns 2 s of audio at hz: voiced sound from 0.5 to
+// 1.5 s, all of it under white noise of deviation 0.03 drawn from rng.
+func voiceInNoise(hz int, rng *rand.Rand) []float32 {
+	x := make([]float32, 2*hz)
+	copy(x[hz/2:], voiced(hz))
+	for i := range x {
+		x[i] += float32(rng.NormFloat64() * 0.03)
+	}
+	return x
+}
+
 // TestRefineEdgesNotNoise: the first and the last word of speech in white
 // noise 17 dB under the voice, where the path put their edges 10 ms inside
 // the voice. The noise's level flickers over its floor; the edges must move
@@ -186,13 +197,7 @@ func TestRefineEdgesNotNoise(t *testing.T) {
 	var sum float64
 	n := 0
 	for seed := uint64(1); seed <= 20; seed++ {
-		rng := rand.New(rand.NewPCG(seed, 6))
-		// 0.5 s noise, voice 0.5-1.5 s, 0.5 s noise.
-		x := make([]float32, 2*hz)
-		copy(x[hz/2:], voiced(hz))
-		for i := range x {
-			x[i] += float32(rng.NormFloat64() * 0.03)
-		}
+		x := voiceInNoise(hz, rand.New(rand.NewPCG(seed, 6)))
 		words := []Word{
 			{Word: "a", Start: 0.51, End: 1.0, Status: StatusAligned, Chars: []Char{{Char: "a", Start: 0.51, End: 1.0}}},
 			{Word: "b", Start: 1.0, End: 1.49, Status: StatusAligned, Chars: []Char{{Char: "b", Start: 1.0, End: 1.49}}},
@@ -217,13 +222,7 @@ func TestRefineNoisyOnset(t *testing.T) {
 	var sum float64
 	n := 0
 	for seed := uint64(1); seed <= 20; seed++ {
-		rng := rand.New(rand.NewPCG(seed, 15))
-		// 0.5 s noise, voice 0.5-1.5 s, 0.5 s noise.
-		x := make([]float32, 2*hz)
-		copy(x[hz/2:], voiced(hz))
-		for i := range x {
-			x[i] += float32(rng.NormFloat64() * 0.03)
-		}
+		x := voiceInNoise(hz, rand.New(rand.NewPCG(seed, 15)))
 		words := []Word{
 			{Word: "aa", Start: 0.45, End: 1.0, Status: StatusAligned, Chars: []Char{{Char: "a", Start: 0.45, End: 0.7}, {Char: "a", Start: 0.7, End: 1.0}}},
 			{Word: "bb", Start: 1.0, End: 1.49, Status: StatusAligned, Chars: []Char{{Char: "b", Start: 1.0, End: 1.2}, {Char: "b", Start: 1.2, End: 1.49}}},
