@@ -115,11 +115,17 @@ func uttRNG(seed uint64, step, i int) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, uint64(step)*0x9e3779b97f4a7c15+uint64(i)))
 }
 
+// ErrNotFinite is TrainStep's error for a batch whose loss or gradient is
+// not finite. The parameters, the optimizer's state and its step count are
+// then as they were before the call: the batch can be left out.
+var ErrNotFinite = errors.New("not finite")
+
 // TrainStep computes the gradient of the batch's summed loss on the workers,
 // divides it by the batch's total Loss.Chars, clips it to Cfg.ClipNorm, and
 // applies one Adam update at the scheduled learning rate. Utterances whose
 // transcript does not fit CTC are skipped and counted. Any other invalid
-// utterance fails the step without updating anything. A batch with no usable
+// utterance fails the step without updating anything, and so does a loss or
+// gradient that is not finite (ErrNotFinite). A batch with no usable
 // utterance leaves the parameters unchanged.
 func (t *Trainer) TrainStep(batch []Utterance) (StepStats, error) {
 	step := t.Opt.Step + 1
@@ -155,11 +161,11 @@ func (t *Trainer) TrainStep(batch []Utterance) (StepStats, error) {
 		return st, nil
 	}
 	if math.IsNaN(st.Loss.Total) || math.IsInf(st.Loss.Total, 0) {
-		return st, fmt.Errorf("model: step %d loss is %g", step, st.Loss.Total)
+		return st, fmt.Errorf("model: step %d loss is %g: %w", step, st.Loss.Total, ErrNotFinite)
 	}
 	st.GradNorm = t.sumGrads(1/float64(st.Loss.Chars), t.Cfg.ClipNorm)
 	if math.IsNaN(st.GradNorm) || math.IsInf(st.GradNorm, 0) {
-		return st, fmt.Errorf("model: step %d gradient norm is %g", step, st.GradNorm)
+		return st, fmt.Errorf("model: step %d gradient norm is %g: %w", step, st.GradNorm, ErrNotFinite)
 	}
 	st.LR = t.Cfg.Schedule.LR(step)
 	t.Opt.UpdateParallel(p.Data, t.Grads.Data, st.LR, len(t.workers))

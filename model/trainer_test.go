@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -180,6 +181,34 @@ func TestEval(t *testing.T) {
 		}
 		if math.Abs(got.Total-want.Total) > tol*want.Total || got.Chars != want.Chars {
 			t.Errorf("workers %d: loss %+v, want %+v", workers, got, want)
+		}
+	}
+}
+
+// A batch whose features overflow fails with ErrNotFinite and leaves the
+// parameters and the optimizer as they were, so that training can leave
+// the batch out; the next batch then trains as the first would have.
+func TestTrainStepNotFinite(t *testing.T) {
+	cfg := overfitConfig()
+	data := overfitSet(cfg, []string{"cab", "dog"}, 65)
+	bad := slices.Clone(data)
+	bad[1].Feats = slices.Clone(bad[1].Feats)
+	bad[1].Feats[3] = float32(math.Inf(1))
+	for _, perUtt := range []bool{false, true} {
+		tr, err := NewTrainer(NewNet(InitParams[float32](cfg, 66)), TrainConfig{Workers: 2, Adam: DefaultAdam(),
+			Schedule: Schedule{Peak: 1e-3, Decay: "constant"}, PerUtterance: perUtt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := slices.Clone(tr.Model.P.Data)
+		if _, err := tr.TrainStep(bad); !errors.Is(err, ErrNotFinite) {
+			t.Fatalf("perUtterance %v: error %v, want ErrNotFinite", perUtt, err)
+		}
+		if tr.Opt.Step != 0 || !slices.Equal(tr.Model.P.Data, before) {
+			t.Fatalf("perUtterance %v: step %d, parameters changed", perUtt, tr.Opt.Step)
+		}
+		if st, err := tr.TrainStep(data); err != nil || tr.Opt.Step != 1 || !(st.GradNorm > 0) {
+			t.Fatalf("perUtterance %v: the next batch: %+v, %v", perUtt, st, err)
 		}
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/heed-asr/heed/features"
@@ -91,6 +92,10 @@ type checkpointMeta struct {
 
 const checkpointFormat = "heed-checkpoint"
 
+// maxNotFinite is how many batches in a row training leaves out because
+// their loss or gradient is not finite before it stops with the error.
+const maxNotFinite = 5
+
 // widenScale is the scale of the new units' incoming weights when the
 // encoder is widened, relative to the GRU initialisation (model.Widen).
 const widenScale = 0.01
@@ -103,6 +108,7 @@ type state struct {
 	trainer *model.Trainer
 	utts    []*model.Utterance
 	secs    []float64
+	audio   []string // each utterance's audio file, as its manifest names it
 	dev     []devUtt
 	log     *os.File
 	started time.Time
@@ -287,6 +293,7 @@ func (s *state) load() error {
 		}
 		s.utts = append(s.utts, &model.Utterance{Feats: u.Feats, Frames: u.Frames, IDs: ids})
 		s.secs = append(s.secs, u.Seconds())
+		s.audio = append(s.audio, u.Audio)
 		hours += u.Seconds() / 3600
 	}
 	if opt.Dev != "" {
@@ -382,6 +389,7 @@ func (s *state) loop(ctx context.Context) error {
 	var acc model.Loss
 	var accAudio, accTime float64
 	accSteps := 0
+	notFinite := 0 // batches left out in a row (model.ErrNotFinite)
 	batches := s.epochBatches(s.meta.Epoch)
 	for {
 		if s.meta.BatchPos >= len(batches) {
@@ -415,9 +423,26 @@ func (s *state) loop(ctx context.Context) error {
 		}
 		t0 := time.Now()
 		st, err := s.trainer.TrainStep(batch)
+		if errors.Is(err, model.ErrNotFinite) && notFinite < maxNotFinite {
+			// One batch whose loss or gradient overflowed is left out, and
+			// named, rather than ending hours of training; several in a row
+			// mean the weights themselves went wrong.
+			notFinite++
+			names := make([]string, len(b))
+			for i, j := range b {
+				names[i] = s.audio[j]
+			}
+			s.printf("\nwarning: %v; batch %d of epoch %d left out (%d of %d in a row allowed): %s\n",
+				err, s.meta.BatchPos, s.meta.Epoch, notFinite, maxNotFinite, strings.Join(names, " "))
+			s.writeLog(map[string]any{"kind": "skipped", "step": s.meta.Step, "epoch": s.meta.Epoch,
+				"batch": s.meta.BatchPos, "error": err.Error(), "audio": names, "time": time.Now().UTC().Format(time.RFC3339)})
+			s.meta.BatchPos++
+			continue
+		}
 		if err != nil {
 			return err
 		}
+		notFinite = 0
 		dt := time.Since(t0).Seconds()
 		s.meta.BatchPos++
 		s.meta.Step = s.trainer.Opt.Step
