@@ -99,3 +99,25 @@ func Populate(b []byte) error {
 	}
 	return nil
 }
+
+// Floats returns a zeroed slice of n float32 with capacity n, for a large
+// buffer that lives as long as the process (a one-shot command's audio).
+// On Linux it is mapped apart from the Go heap, on huge pages where the
+// kernel gives them: the heap's pages for a fresh 230 MB slice (an hour
+// of audio) cost about 56,000 faults of 4 KiB and a clearing pass, a
+// mapping on huge pages about 110 faults. The memory is never returned:
+// do not call it in a loop. Where the mapping fails it falls back to make.
+func Floats(n int) []float32 {
+	if n <= 0 {
+		return nil
+	}
+	b, err := syscall.Mmap(-1, 0, n*4, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	if err != nil {
+		return make([]float32, n)
+	}
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	if start, end := alignUp(p), (p+uintptr(len(b)))&^(hugePage-1); end > start {
+		syscall.Syscall(syscall.SYS_MADVISE, start, end-start, madvHugePage)
+	}
+	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(b))), n)
+}
