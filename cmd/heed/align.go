@@ -95,7 +95,7 @@ a second, exit status 1, and leaves -o and --plot files as they were.`,
 				if err != nil {
 					return err
 				}
-				samples, err := readAudioStream(ctx, e, args[0])
+				samples, offHeap, err := readAudioStream(ctx, e, args[0])
 				if err != nil {
 					return err
 				}
@@ -104,8 +104,8 @@ a second, exit status 1, and leaves -o and --plot files as they were.`,
 				// encodings kept and one piece's work), not twice that as the
 				// GC would by default.
 				heapSamples := int64(len(samples)) * 4
-				if cap(samples) >= hugeSamples {
-					heapSamples = 0 // thp.Floats: not on the heap
+				if offHeap {
+					heapSamples = 0
 				}
 				debug.SetMemoryLimit(heapSamples + a.KeptBytes(len(samples)) + 80<<20)
 				a.CTCWeight = *ctcWeight
@@ -182,8 +182,9 @@ const hugeSamples = 4 << 20
 
 // readAudioStream decodes path (or standard input for "-") chunk by chunk
 // straight to 16 kHz mono, so that a long recording never exists in memory
-// at its original rate and channel count.
-func readAudioStream(ctx context.Context, e *env, path string) ([]float32, error) {
+// at its original rate and channel count. The bool says the samples are
+// held apart from the Go heap (hugeSamples).
+func readAudioStream(ctx context.Context, e *env, path string) ([]float32, bool, error) {
 	var r io.Reader = e.Stdin
 	// The header's frame count sizes the buffer only up to what the file
 	// can hold (a byte a frame at least), or 10 minutes from a pipe: a
@@ -192,7 +193,7 @@ func readAudioStream(ctx context.Context, e *env, path string) ([]float32, error
 	if path != "-" {
 		f, err := os.Open(path)
 		if err != nil {
-			return nil, openErr(path, err)
+			return nil, false, openErr(path, err)
 		}
 		defer f.Close()
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
@@ -202,13 +203,14 @@ func readAudioStream(ctx context.Context, e *env, path string) ([]float32, error
 	}
 	s, err := audio.NewStream(r, path, audio.StreamOptions{})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	var out []float32
+	mapped := 0 // capacity of the thp.Floats buffer, if any
 	if in := s.Info(); in.Frames > 0 && in.SampleRate > 0 {
 		n := int(min(in.Frames, maxFrames)*16000/int64(in.SampleRate) + 16000)
 		if n >= hugeSamples { // on huge pages, kept until the command ends
-			out = thp.Floats(n)[:0]
+			out, mapped = thp.Floats(n)[:0], n
 		} else {
 			out = make([]float32, 0, n)
 		}
@@ -216,7 +218,7 @@ func readAudioStream(ctx context.Context, e *env, path string) ([]float32, error
 	buf := make([]float32, 1<<15)
 	for {
 		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, false, fmt.Errorf("%s: %w", path, err)
 		}
 		n, err := s.Read(buf)
 		out = append(out, buf[:n]...)
@@ -224,13 +226,14 @@ func readAudioStream(ctx context.Context, e *env, path string) ([]float32, error
 			break
 		}
 		if err != nil {
-			return nil, fileErr(path, err)
+			return nil, false, fileErr(path, err)
 		}
 	}
 	for _, w := range s.Warnings() {
 		fmt.Fprintf(e.Stderr, "heed: warning: %s\n", w)
 	}
-	return out, nil
+	// An append past a lying header's length moved the samples to the heap.
+	return out, mapped > 0 && cap(out) == mapped, nil
 }
 
 // openErr is os.Open's error as "FILE: problem" (without "open FILE:").
