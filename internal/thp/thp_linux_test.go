@@ -15,6 +15,13 @@ func minorFaults() int64 {
 	return ru.Minflt
 }
 
+// thpMode returns the kernel's THP mode and whether it offers huge pages
+// on request ("madvise" or "always").
+func thpMode() (string, bool) {
+	mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
+	return strings.TrimSpace(string(mode)), err == nil && !strings.Contains(string(mode), "[never]")
+}
+
 // touch allocates n bytes and writes one byte of every 4 KiB page, and
 // returns the minor page faults that cost.
 func touch(n int) int64 {
@@ -33,13 +40,12 @@ func touch(n int) int64 {
 // back to 4 KiB pages for some. Where THP is off, Heap must still leave the
 // heap working.
 func TestHeap(t *testing.T) {
-	mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
-	offered := err == nil && !strings.Contains(string(mode), "[never]")
+	mode, offered := thpMode()
 	if err := Heap(DefaultBytes); err != nil && offered {
-		t.Fatalf("Heap: %v (THP mode %q)", err, strings.TrimSpace(string(mode)))
+		t.Fatalf("Heap: %v (THP mode %q)", err, mode)
 	}
 	faults := touch(32 << 20)
-	t.Logf("THP mode %q: 32 MiB of heap took %d faults", strings.TrimSpace(string(mode)), faults)
+	t.Logf("THP mode %q: 32 MiB of heap took %d faults", mode, faults)
 	if offered && faults > 8192/4 {
 		t.Errorf("32 MiB of heap after Heap took %d page faults, want at most %d", faults, 8192/4)
 	}
@@ -146,8 +152,7 @@ func TestHold(t *testing.T) {
 // appended to, and that writing 32 MiB of them costs at most a quarter of
 // the faults of 4 KiB pages (8,192) where the kernel offers huge pages.
 func TestFloats(t *testing.T) {
-	mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
-	offered := err == nil && !strings.Contains(string(mode), "[never]")
+	mode, offered := thpMode()
 	const n = 8 << 20 // 32 MiB
 	before := minorFaults()
 	f := Floats(n)
@@ -161,7 +166,7 @@ func TestFloats(t *testing.T) {
 		f[i] = float32(i)
 	}
 	faults := minorFaults() - before
-	t.Logf("THP mode %q: 32 MiB from Floats took %d faults", strings.TrimSpace(string(mode)), faults)
+	t.Logf("THP mode %q: 32 MiB from Floats took %d faults", mode, faults)
 	if offered && faults > 8192/4 {
 		t.Errorf("32 MiB from Floats took %d page faults, want at most %d", faults, 8192/4)
 	}
