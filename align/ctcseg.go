@@ -64,12 +64,12 @@ type SegOptions struct {
 // floor of log(1e-4) per frame, words left out at log(1e-4) per character,
 // -0.7 per frame inside a word, -0.1 per frame of a pause inside a
 // sentence (3.3 a second; chosen on the long real recordings of the
-// README's model card, where -0.2 and -0.3 moved more sentences of
+// README's Long audio, where -0.2 and -0.3 moved more sentences of
 // children who pause while reading) and a progress bonus of 5 per character
 // (chosen on glued espeak-ng dev recordings with music, noise and pitch
 // shifts: bench/longreal.py; InWord went from -0.5 to -0.7 with the model
 // of update 128,000, whose last words of a sentence otherwise ran on into
-// the music after it: see the README's model card).
+// the music after it: see model/english/HISTORY.md, the tenth cycle).
 func DefaultSegOptions() SegOptions {
 	return SegOptions{Band: 1536, GarbageLogProb: math.Log(1e-4), SkipLogProb: math.Log(1e-4), InWord: -0.7, Progress: 5, InSentence: -0.1}
 }

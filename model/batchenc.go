@@ -81,7 +81,7 @@ type gruPacked[F kern.Float] struct {
 // has AVX512_BF16 and HEED_BF16 is not "0": twice the multiply-adds of
 // float32 per instruction. Rounding every encoder product's operands so
 // moved recognition by at most 0.04 CER points and alignment not at all on
-// the dev sets (README, eleventh speed pass).
+// the dev sets (bench/SPEED.md, eleventh pass).
 var encoderBF16 = kern.HaveBF16() && os.Getenv("HEED_BF16") != "0"
 
 // packBF16 packs the direction's weights for bfloat16 inference, once:

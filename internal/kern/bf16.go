@@ -11,7 +11,7 @@ import (
 // twice the multiply-adds of a float32 FMA. Only inference uses them: the
 // encoder's recognition and alignment moved by at most 0.04 CER points and
 // not at all in alignment when every encoder product was rounded so
-// (README, eleventh speed pass).
+// (bench/SPEED.md, eleventh pass).
 
 // bf16Tile is the micro-kernel's tile: 6 rows of A by 32 columns of B.
 const (
