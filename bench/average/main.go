@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -97,7 +98,7 @@ func average(out string, paths []string, w []float64) error {
 			meta = m
 			p = net
 			sum = make([]float64, len(net.Data))
-		} else if fmt.Sprint(m.Config) != fmt.Sprint(meta.Config) {
+		} else if !reflect.DeepEqual(m.Config, meta.Config) {
 			return fmt.Errorf("%s: configuration differs from %s's", path, paths[0])
 		}
 		for j, v := range net.Data {

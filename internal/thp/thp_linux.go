@@ -38,14 +38,7 @@ func Heap(n int) error {
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	b := make([]byte, n)
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	start := alignUp(p)
-	end := (p + uintptr(n)) &^ (hugePage - 1)
-	var err error
-	if end > start {
-		if _, _, e := syscall.Syscall(syscall.SYS_MADVISE, start, end-start, madvHugePage); e != 0 {
-			err = e
-		}
-	}
+	start, end, err := adviseHuge(p, uintptr(n))
 	runtime.KeepAlive(b)
 	runtime.GC()
 	if gap := start - p; err == nil && gap > 0 && end > start {
@@ -82,6 +75,19 @@ func hold(n int) unsafe.Pointer {
 
 func alignUp(p uintptr) uintptr { return (p + hugePage - 1) &^ (hugePage - 1) }
 
+// adviseHuge marks the whole 2 MiB pages inside the n bytes at p
+// MADV_HUGEPAGE and returns their bounds [start, end) (end <= start: none)
+// and the error of madvise, if any.
+func adviseHuge(p, n uintptr) (start, end uintptr, err error) {
+	start, end = alignUp(p), (p+n)&^(hugePage-1)
+	if end > start {
+		if _, _, e := syscall.Syscall(syscall.SYS_MADVISE, start, end-start, madvHugePage); e != 0 {
+			err = e
+		}
+	}
+	return start, end, err
+}
+
 // Populate asks the kernel to map every page of b now, in one call, for
 // memory that will be read soon: file-backed memory such as the
 // executable's data is otherwise mapped by one page fault per 64 KiB
@@ -115,9 +121,6 @@ func Floats(n int) []float32 {
 	if err != nil {
 		return make([]float32, n)
 	}
-	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	if start, end := alignUp(p), (p+uintptr(len(b)))&^(hugePage-1); end > start {
-		syscall.Syscall(syscall.SYS_MADVISE, start, end-start, madvHugePage)
-	}
+	adviseHuge(uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b))) // without huge pages, small ones
 	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(b))), n)
 }
