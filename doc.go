@@ -7,7 +7,8 @@
 // Every entry point runs the same stages, each a package of its own:
 //
 //   - audio: WAV (PCM 8-32 bit, float, WAVE_FORMAT_EXTENSIBLE, 1-8 channels,
-//     any rate) is decoded to mono and resampled to 16 kHz (SampleRate).
+//     any rate), MP3 or FLAC is decoded to mono and resampled to 16 kHz
+//     (SampleRate).
 //   - features: 80-dim Kaldi-compatible log-mel filterbank, 10 ms frames.
 //   - model: a bidirectional GRU encoder, a CTC head and an attention
 //     decoder write characters; model/beam searches with a character

@@ -82,9 +82,10 @@ func (e *Error) Unwrap() error { return e.Err }
 // words to place.
 var ErrNoWords = errors.New("the transcript has no words")
 
-// LoadAudio reads a WAV file (or standard input for "-") as mono samples
-// at SampleRate. Problems with the file are *audio.FormatError or
-// *audio.UnsupportedError inside the returned *Error.
+// LoadAudio reads a WAV, MP3 or FLAC file (or standard input for "-") as
+// mono samples at SampleRate. Problems with the file are
+// *audio.FormatError or *audio.UnsupportedError inside the returned
+// *Error.
 func LoadAudio(path string) ([]float32, error) {
 	c, err := audio.Load16k(path)
 	if err != nil {
@@ -93,8 +94,8 @@ func LoadAudio(path string) ([]float32, error) {
 	return c.Samples, nil
 }
 
-// ReadAudio reads a WAV stream from r to its end as mono samples at
-// SampleRate; name labels errors.
+// ReadAudio reads a WAV, MP3 or FLAC stream from r to its end as mono
+// samples at SampleRate; name labels errors.
 func ReadAudio(r io.Reader, name string) ([]float32, error) {
 	c, err := audio.Decode(r, name)
 	if err != nil {
@@ -152,7 +153,8 @@ func (m *Model) Transcribe(ctx context.Context, samples []float32, opt Transcrib
 	return t, nil
 }
 
-// TranscribeFile reads a WAV file with LoadAudio and transcribes it.
+// TranscribeFile reads a WAV, MP3 or FLAC file with LoadAudio and
+// transcribes it.
 func (m *Model) TranscribeFile(ctx context.Context, path string, opt TranscribeOptions) (*Transcript, error) {
 	samples, err := LoadAudio(path)
 	if err != nil {

@@ -6,15 +6,18 @@ import (
 )
 
 // ErrNotWAV is wrapped by the FormatError returned for input that is not a
-// RIFF/WAVE file at all (empty, another container, random bytes).
+// RIFF/WAVE file at all (empty, another container, random bytes), nor an
+// MP3 or FLAC file that Decode reads (an ID3 tag with no audio after it, a
+// broken MPEG frame header).
 var ErrNotWAV = errors.New("not a WAV file")
 
-// FormatError reports input that is not a valid WAV (or, from
+// FormatError reports input that is not a valid WAV, MP3 or FLAC (or, from
 // DecodeSphere, SPHERE) file: no RIFF header, a truncated header, zero
-// channels or sample rate, inconsistent fields. Err, when set, is the
-// underlying cause: io.ErrUnexpectedEOF when the input ends inside the
-// header (or, in a SPHERE file, before the last sample), ErrNotWAV or
-// ErrNotSphere.
+// channels or sample rate, inconsistent fields, MP3 or FLAC data that the
+// decoder fails on. Err, when set, is the underlying cause:
+// io.ErrUnexpectedEOF when the input ends inside the header (or, in a
+// SPHERE file, before the last sample), ErrNotWAV, ErrNotSphere, or the
+// MP3 or FLAC library's error.
 type FormatError struct {
 	File    string // name given to Decode, ReadFile or NewStream
 	Problem string // what is wrong, e.g. "not a WAV file (no RIFF header)"
@@ -28,9 +31,10 @@ func (e *FormatError) Error() string { return fileName(e.File) + ": " + e.Proble
 func (e *FormatError) Unwrap() error { return e.Err }
 
 // UnsupportedError reports a well-formed file that uses a feature this
-// package does not decode: compressed encodings (MP3,
-// ADPCM, ...), odd bit depths, more than 8 channels, or a sample rate
-// outside 8000..192000 Hz. errors.Is(err, errors.ErrUnsupported) is true.
+// package does not decode: compressed encodings in a WAV (MP3, ADPCM,
+// ...), MPEG audio other than MPEG-1/2 Layer III, odd bit depths, more
+// than 8 channels, or a sample rate outside 8000..192000 Hz.
+// errors.Is(err, errors.ErrUnsupported) is true.
 type UnsupportedError struct {
 	File string // name given to Decode, ReadFile or NewStream
 	What string // the unsupported feature, e.g. "encoding MP3 (format tag 0x0055)"

@@ -22,9 +22,9 @@ const (
 // Info describes an audio input as stored, before downmixing and
 // resampling.
 type Info struct {
-	Container     string // "wav", "raw" or "sphere"
-	Encoding      string // "pcm_u8", "pcm_s16le", "pcm_s24le", "pcm_s32le", "float32" or "float64"; "pcm_s16be" in SPHERE files
-	BitsPerSample int    // container bits per sample: 8, 16, 24, 32 or 64
+	Container     string // "wav", "raw", "sphere", "mp3" or "flac"
+	Encoding      string // "pcm_u8", "pcm_s16le", "pcm_s24le", "pcm_s32le", "float32" or "float64"; "pcm_s16be" in SPHERE files; "mp3"; "flac_s16", "flac_s24", ... (flac_sN for N-bit FLAC)
+	BitsPerSample int    // container bits per sample: 8, 16, 24, 32 or 64; FLAC's 8, 12, 16, 20 or 24; 0 for MP3, which has none
 	SampleRate    int    // Hz
 	Channels      int    // interleaved channels, 1..8
 	Frames        int64  // samples per channel; -1 when unknown
@@ -95,6 +95,14 @@ func headerErr(name, where string, err error) error {
 	return fmt.Errorf("%s: reading %s: %w", fileName(name), where, err)
 }
 
+// looksCompressed reports whether an input starting with b is one that
+// Decode hands to the MP3 or FLAC decoder: "fLaC", an ID3v2 tag ("ID3")
+// or an MPEG audio frame sync (11 set bits).
+func looksCompressed(b []byte) bool {
+	return bytes.HasPrefix(b, []byte("fLaC")) || bytes.HasPrefix(b, []byte("ID3")) ||
+		len(b) >= 2 && b[0] == 0xFF && b[1]&0xE0 == 0xE0
+}
+
 // sniff names the format of a non-RIFF input from its first bytes.
 func sniff(name string, b []byte) error {
 	has := func(p string) bool { return bytes.HasPrefix(b, []byte(p)) }
@@ -107,9 +115,10 @@ func sniff(name string, b []byte) error {
 	kind := "no RIFF header"
 	switch {
 	case has("ID3"), len(b) >= 2 && b[0] == 0xFF && b[1]&0xE0 == 0xE0:
-		kind = "looks like MP3"
+		// Decode reads these (looksCompressed); a Stream does not.
+		kind = "looks like MP3, which Decode and ReadFile read but a Stream does not"
 	case has("fLaC"):
-		kind = "looks like FLAC"
+		kind = "looks like FLAC, which Decode and ReadFile read but a Stream does not"
 	case has("OggS"):
 		kind = "looks like Ogg"
 	case has("FORM"):
@@ -131,16 +140,22 @@ func sniff(name string, b []byte) error {
 func parseHeader(r io.Reader, name string, mode headerMode) (*wavHeader, error) {
 	var riff [12]byte
 	n, err := io.ReadFull(r, riff[:])
+	return parseRIFF(r, name, mode, riff[:n], err)
+}
+
+// parseRIFF is parseHeader after the first 12 bytes of r were read into
+// riff (fewer when that read failed with err).
+func parseRIFF(r io.Reader, name string, mode headerMode, riff []byte, err error) (*wavHeader, error) {
 	switch {
 	case err == io.EOF || err == io.ErrUnexpectedEOF:
-		if n >= 4 && string(riff[:4]) == "RIFF" {
+		if len(riff) >= 4 && string(riff[:4]) == "RIFF" {
 			return nil, headerErr(name, "the RIFF header", io.ErrUnexpectedEOF)
 		}
-		return nil, sniff(name, riff[:n])
+		return nil, sniff(name, riff)
 	case err != nil:
 		return nil, headerErr(name, "the RIFF header", err)
 	case string(riff[:4]) != "RIFF":
-		return nil, sniff(name, riff[:])
+		return nil, sniff(name, riff)
 	case string(riff[8:12]) != "WAVE":
 		return nil, formatErr(name, ErrNotWAV, "not a WAV file (RIFF form type %q, not \"WAVE\")", riff[8:12])
 	}
@@ -376,33 +391,45 @@ func sizeHint(r io.Reader) int64 {
 	return -1
 }
 
-// DecodeInfo reads only the WAV header from r and describes the audio.
-// Frames is what the data chunk claims (-1 when its size is 0 or
-// 0xFFFFFFFF, as streaming writers leave it). name labels errors. Errors
-// are *FormatError, *UnsupportedError or a wrapped read error.
+// DecodeInfo reads only the header of a WAV, MP3 or FLAC file from r and
+// describes the audio. For WAV, Frames is what the data chunk claims (-1
+// when its size is 0 or 0xFFFFFFFF, as streaming writers leave it); for
+// MP3, what a Xing/Info tag claims, less the encoder delay and padding
+// of a LAME tag (-1 without one); for FLAC, what STREAMINFO claims (-1
+// when 0). name labels errors. Errors are *FormatError, *UnsupportedError
+// or a wrapped read error.
 func DecodeInfo(r io.Reader, name string) (Info, error) {
-	h, err := parseHeader(r, name, skipEarlyData)
+	var magic [12]byte
+	n, err := io.ReadFull(r, magic[:])
+	if looksCompressed(magic[:n]) {
+		return compressedInfo(io.MultiReader(bytes.NewReader(magic[:n]), r), name)
+	}
+	h, err := parseRIFF(r, name, skipEarlyData, magic[:n], err)
 	if err != nil {
 		return Info{}, err
 	}
 	return h.info, nil
 }
 
-// Decode reads a whole WAV file from r: PCM u8/s16/s24/s32, IEEE float
-// 32/64, plain or WAVE_FORMAT_EXTENSIBLE, 1..8 channels averaged to mono,
-// 8000..192000 Hz, at the file's own rate. name labels errors and
-// warnings (usually the file path).
+// Decode reads a whole audio file from r, at the file's own rate with its
+// channels averaged to mono; the format is told by its first bytes, not
+// by name. Read are WAV (PCM u8/s16/s24/s32, IEEE float 32/64, A-law,
+// mu-law, plain or WAVE_FORMAT_EXTENSIBLE, 1..8 channels, 8000..192000
+// Hz), MP3 (MPEG-1 and MPEG-2 Layer III, after any ID3v2 tag) and FLAC
+// (8 to 24 bits, 1..8 channels); see the package doc. name labels errors
+// and warnings (usually the file path).
 //
-// A data chunk that claims more bytes than r holds is decoded as far as it
-// goes, with a warning; a size of 0, 0xFFFFFFFF or 0x7FFFF000 (sox writing
-// to a pipe) means "up to EOF".
+// A WAV data chunk that claims more bytes than r holds is decoded as far
+// as it goes, with a warning; a size of 0, 0xFFFFFFFF or 0x7FFFF000 (sox
+// writing to a pipe) means "up to EOF". An MP3 or FLAC file cut short is
+// decoded up to its last whole frame, with a warning.
 // Errors are *FormatError, *UnsupportedError or a wrapped read error.
 func Decode(r io.Reader, name string) (*Clip, error) {
 	return decode(r, name, sizeHint(r), 0)
 }
 
-// ReadFile decodes the WAV file at path like Decode; path "-" reads
-// standard input.
+// ReadFile decodes the WAV, MP3 or FLAC file at path like Decode; path
+// "-" reads standard input.
 func ReadFile(path string) (*Clip, error) { return readPath(path, 0) }
 
 // Load16k is ReadFile followed by Resample to TargetRate (16000 Hz). The
@@ -428,10 +455,16 @@ func readPath(path string, to int) (*Clip, error) {
 	return decode(f, path, sizeHint(f), to)
 }
 
-// decode reads a WAV file, converting to mono and, when to > 0, resampling
-// to the rate to while reading. hint is the number of bytes r holds, or -1.
+// decode reads a WAV, MP3 or FLAC file, converting to mono and, when to >
+// 0, resampling to the rate to while reading. hint is the number of bytes
+// r holds, or -1.
 func decode(r io.Reader, name string, hint int64, to int) (*Clip, error) {
-	h, err := parseHeader(r, name, keepEarlyData)
+	var magic [12]byte
+	n, err := io.ReadFull(r, magic[:])
+	if looksCompressed(magic[:n]) {
+		return decodeCompressed(io.MultiReader(bytes.NewReader(magic[:n]), r), name, hint, to)
+	}
+	h, err := parseRIFF(r, name, keepEarlyData, magic[:n], err)
 	if err != nil {
 		return nil, err
 	}
@@ -522,4 +555,61 @@ func (c *converter) warnings(name string) []string {
 // 0xFFFFFFFF, or 0x7FFFF000 as sox writes to a pipe. Such data runs to EOF.
 func unknownSize(size int64) bool {
 	return size == 0 || size == 0xFFFFFFFF || size == 0x7FFFF000
+}
+
+// clipSink collects the mono samples of a decoder that yields them a block
+// at a time (MP3, FLAC) into a Clip, resampling them on the way when a
+// target rate is asked for, as decode does for WAV.
+type clipSink struct {
+	c  *Clip
+	rs *Resampler // nil: keep the native rate
+	n  int64      // native-rate samples added
+}
+
+// newClipSink starts a Clip for info, resampled to the rate to when to > 0
+// and differs. capFrames is how many native-rate samples to allocate room
+// for: never a header's claim alone, which may lie.
+func newClipSink(info Info, warnings []string, to int, capFrames int64) *clipSink {
+	s := &clipSink{c: &Clip{Rate: info.SampleRate, Info: info, Warnings: warnings}}
+	if to > 0 && to != info.SampleRate {
+		s.rs = NewResampler(info.SampleRate, to)
+		s.c.Rate = to
+		capFrames = s.rs.fb.outLen(capFrames)
+	}
+	s.c.Samples = make([]float32, 0, capFrames)
+	return s
+}
+
+// add appends mono samples at the native rate.
+func (s *clipSink) add(mono []float32) {
+	s.n += int64(len(mono))
+	if s.rs == nil {
+		s.c.Samples = append(s.c.Samples, mono...)
+	} else {
+		s.c.Samples = s.rs.Process(s.c.Samples, mono)
+	}
+}
+
+// clip flushes the resampler and returns the Clip, its Info.Frames the
+// number of native-rate samples added.
+func (s *clipSink) clip() *Clip {
+	if s.rs != nil {
+		s.c.Samples = s.rs.Flush(s.c.Samples)
+	}
+	s.c.Info.Frames = s.n
+	return s.c
+}
+
+// claimCap bounds the samples to allocate for a header that claims claim
+// samples (-1: no claim) in an input of hint bytes (-1: unknown), when
+// no more than perByte samples can come from one byte of the input.
+func claimCap(claim, hint, perByte int64) int64 {
+	n := int64(initialCap)
+	if claim >= 0 {
+		n = min(n, claim)
+		if hint >= 0 {
+			n = min(claim, hint*perByte+initialCap)
+		}
+	}
+	return n
 }

@@ -196,7 +196,7 @@ func adaptInputs(ctx context.Context, e *env, base *model.Bundle, args []string,
 			return nil, err
 		}
 		if found == 0 {
-			return nil, fmt.Errorf("%s: no .wav file in it", a)
+			return nil, fmt.Errorf("%s: no .wav, .mp3 or .flac file in it", a)
 		}
 	}
 	for i := range utts {

@@ -161,7 +161,7 @@ func TestAdapt(t *testing.T) {
 		{"missing input", "", []string{filepath.Join(bad, "nope")}, 1, "nope"},
 		{"no input", "", nil, 2, "give at least one directory"},
 		{"blend out of range", "", []string{"--blend", "0", bad}, 2, "--blend 0 out of range"},
-		{"no .wav in a directory", "", []string{t.TempDir()}, 1, "no .wav file in it"},
+		{"no .wav in a directory", "", []string{t.TempDir()}, 1, "no .wav, .mp3 or .flac file in it"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			txt := strings.TrimSuffix(w[0], ".wav") + ".txt"

@@ -23,9 +23,9 @@ func init() {
 		Usage: "heed align [--format F] [-o FILE] [--plot PNG] [--model FILE] AUDIO TRANSCRIPT",
 		Short: "time every word of a transcript against its audio",
 		Long: `Align places every whitespace-separated token of TRANSCRIPT (a text file, or
-- for standard input) in AUDIO (a WAV file, or - for standard input) and
-prints one entry per token, in order and spelled exactly as given, with its
-start, end, confidence and status ("aligned": confidence 0.5 or more;
+- for standard input) in AUDIO (a WAV, MP3 or FLAC file, or - for standard
+input) and prints one entry per token, in order and spelled exactly as
+given, with its start, end, confidence and status ("aligned": confidence 0.5 or more;
 "uncertain" where a path placed it with confidence under 0.5; or
 "interpolated" where the model could not place it and its times were
 interpolated between its neighbours), and the times of its characters.
@@ -199,9 +199,15 @@ func readAudioStream(ctx context.Context, e *env, path string) ([]float32, bool,
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 			maxFrames = fi.Size()
 		}
-		r = bufio.NewReaderSize(f, 1<<16)
+		r = f
 	}
-	s, err := audio.NewStream(r, path, audio.StreamOptions{})
+	br := bufio.NewReaderSize(r, 1<<16)
+	if b, _ := br.Peek(4); string(b) != "RIFF" {
+		// A Stream reads WAV only: MP3 and FLAC are decoded whole (and
+		// anything else gets Decode's error, the same as NewStream's).
+		return readAudioWhole(ctx, e, ctxReader{ctx, br}, path)
+	}
+	s, err := audio.NewStream(br, path, audio.StreamOptions{})
 	if err != nil {
 		return nil, false, err
 	}
@@ -234,6 +240,36 @@ func readAudioStream(ctx context.Context, e *env, path string) ([]float32, bool,
 	}
 	// An append past a lying header's length moved the samples to the heap.
 	return out, mapped > 0 && cap(out) == mapped, nil
+}
+
+// readAudioWhole decodes all of r with audio.Decode (MP3 and FLAC, which
+// a Stream does not read) and resamples it to 16 kHz. The full-rate
+// samples are held until then. r should stop at ctx's end (ctxReader).
+func readAudioWhole(ctx context.Context, e *env, r io.Reader, path string) ([]float32, bool, error) {
+	c, err := audio.Decode(r, path)
+	if cerr := ctx.Err(); cerr != nil {
+		return nil, false, fmt.Errorf("%s: %w", path, cerr)
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	for _, w := range c.Warnings {
+		fmt.Fprintf(e.Stderr, "heed: warning: %s\n", w)
+	}
+	return audio.Resample(c.Samples, c.Rate, 16000), false, nil
+}
+
+// ctxReader reads from r until ctx ends, then fails with ctx's error.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // openErr is os.Open's error as "FILE: problem" (without "open FILE:").

@@ -26,13 +26,18 @@ type input struct {
 }
 
 // isAudioName reports whether a file found in a directory is audio heed
-// reads: a .wav or .wave name (any case) that is not hidden.
+// reads: a .wav, .wave, .mp3 or .flac name (any case) that is not hidden.
+// (A file named on the command line is read whatever its name: the format
+// is told by its first bytes.)
 func isAudioName(name string) bool {
 	if strings.HasPrefix(name, ".") {
 		return false
 	}
-	ext := strings.ToLower(filepath.Ext(name))
-	return ext == ".wav" || ext == ".wave"
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".wav", ".wave", ".mp3", ".flac":
+		return true
+	}
+	return false
 }
 
 // gatherInputs expands args and then the lines of the list file (when list

@@ -567,3 +567,30 @@ func FuzzParseShard(f *testing.F) {
 		}
 	})
 }
+
+// TestGatherCompressed: a walked directory yields its .wav, .mp3 and .flac
+// files (any case) in lexical order and nothing else, and under -o a WAV
+// and an MP3 of one name are an error, not one output written twice.
+func TestGatherCompressed(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"a.flac", "b.MP3", "c.wav", "d.txt", ".e.mp3", "f.ogg", "talk.mp3", "talk.wav"} {
+		if err := os.WriteFile(filepath.Join(dir, n), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ins, err := gatherInputs(&env{}, []string{dir}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, in := range ins {
+		got = append(got, filepath.Base(in.path))
+	}
+	if want := []string{"a.flac", "b.MP3", "c.wav", "talk.mp3", "talk.wav"}; !slices.Equal(got, want) {
+		t.Errorf("walked %v, want %v", got, want)
+	}
+	err = nameOutputs(ins, "O", ".json")
+	if err == nil || !strings.Contains(err.Error(), "talk.mp3 and ") || !strings.Contains(err.Error(), "would both be written to") {
+		t.Errorf("talk.mp3 and talk.wav under -o: error %v, want both named", err)
+	}
+}

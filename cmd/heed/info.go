@@ -16,8 +16,9 @@ func init() {
 		Name:  "info",
 		Usage: "heed info AUDIO...",
 		Short: "describe audio files (container, encoding, rate, channels, duration)",
-		Long: `Info reads each AUDIO file (a WAV file, or - for standard input) and prints
-its container, sample encoding, sample rate, channel count and duration.`,
+		Long: `Info reads each AUDIO file (a WAV, MP3 or FLAC file, or - for standard
+input) and prints its container, sample encoding, sample rate, channel
+count and duration.`,
 		Flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			return runInfo
 		},
@@ -26,9 +27,10 @@ its container, sample encoding, sample rate, channel count and duration.`,
 		Name:  "features",
 		Usage: "heed features [--format tsv|text] AUDIO",
 		Short: "print the 80-dim log-mel filterbank features of an audio file",
-		Long: `Features decodes AUDIO (a WAV file, or - for standard input), resamples it to
-16 kHz mono and prints its Kaldi-compatible log-mel filterbank: one line per
-10 ms frame, 80 numbers per line. Lines starting with # are comments.`,
+		Long: `Features decodes AUDIO (a WAV, MP3 or FLAC file, or - for standard
+input), resamples it to 16 kHz mono and prints its Kaldi-compatible log-mel
+filterbank: one line per 10 ms frame, 80 numbers per line. Lines starting
+with # are comments.`,
 		Flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			format := fs.String("format", "tsv", "number separator: tsv (tabs) or text (spaces)")
 			return func(ctx context.Context, e *env, args []string) error {

@@ -28,15 +28,16 @@ func init() {
 		Usage: "heed transcribe [--model FILE] [--format F] [--jobs N] [--beam N] [-o DIR [--force]] [--list FILE] [--shard K/N] AUDIO|DIR...",
 		Short: "write the words spoken in audio files",
 		Long: `Transcribe recognizes the speech in each AUDIO file (WAV of any common
-encoding, rate and channel count, or - for standard input) and prints the
-transcript: one line per file, "FILE<TAB>TEXT" when there are several files.
+encoding, rate and channel count, MP3 or FLAC, or - for standard input)
+and prints the transcript: one line per file, "FILE<TAB>TEXT" when there
+are several files.
 
 With --format json it prints JSON Lines instead, one object per file:
   {"file": "x.wav", "duration": 2.31, "text": "...", "words": [...]}
 where file is the path as given on the command line.
 
-Inputs: files; directories, walked for .wav files (hidden ones left out) in
-lexical order; and with --list FILE the paths in FILE, one a line (blank
+Inputs: files (WAV, MP3 or FLAC, told by their first bytes); directories,
+walked for .wav, .mp3 and .flac files (hidden ones left out) in lexical order; and with --list FILE the paths in FILE, one a line (blank
 lines ignored, relative to the working directory; - reads the list from
 standard input), after those on the command line. --shard K/N keeps every
 Nth input starting from the Kth (K counts from 0) in that order, so N

@@ -1,0 +1,431 @@
+package audio
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/hajimehoshi/go-mp3"
+)
+
+// MP3 decoding: this file finds the frames (after any ID3v2 tag, past junk
+// and tags between them) and reads the Xing/Info and LAME tags itself;
+// github.com/hajimehoshi/go-mp3 decodes the frames it is handed.
+
+// MP3 limits.
+const (
+	maxMP3Junk = 1 << 16 // bytes searched for the first frame after an ID3v2 tag
+	// mp3DecoderDelay is the delay of the Layer III synthesis filter bank,
+	// in samples: go-mp3's output, like every standard decoder's, starts
+	// this late. ffmpeg (and LAME's gapless players) drop it together with
+	// the encoder delay that a LAME tag records.
+	mp3DecoderDelay = 529
+	// mp3SamplesPerByte bounds the samples per channel one byte of MP3 can
+	// carry: the smallest Layer III frame, 24 bytes (8 kbit/s at 24 kHz),
+	// holds 576.
+	mp3SamplesPerByte = 24
+)
+
+// mp3Header is the 4-byte header of an MPEG audio frame: 11 sync bits,
+// version (2), layer (2), no-CRC bit, bitrate index (4), rate index (2),
+// padding, private, mode (2), mode extension (2), copyright, original,
+// emphasis (2).
+type mp3Header uint32
+
+func (h mp3Header) version() int      { return int(h>>19) & 3 }   // 3: MPEG-1, 2: MPEG-2, 0: MPEG-2.5, 1: reserved
+func (h mp3Header) layer() int        { return 4 - int(h>>17)&3 } // 1, 2 or 3; 4: reserved
+func (h mp3Header) bitrateIndex() int { return int(h>>12) & 15 }
+func (h mp3Header) rateIndex() int    { return int(h>>10) & 3 }
+
+// channels is 1 for single-channel mode, 2 for stereo, joint and dual.
+func (h mp3Header) channels() int {
+	if h>>6&3 == 3 {
+		return 1
+	}
+	return 2
+}
+
+// valid reports whether h is an MPEG audio frame header: sync, and no
+// reserved or forbidden field.
+func (h mp3Header) valid() bool {
+	return h>>21 == 0x7FF && h.version() != 1 && h.layer() != 4 &&
+		h.bitrateIndex() != 15 && h.rateIndex() != 3 && h&3 != 2
+}
+
+// sameStream reports whether h is a Layer III frame of the stream whose
+// first frame is first: same version and rate, and a bitrate.
+func (h mp3Header) sameStream(first mp3Header) bool {
+	return h.valid() && h&0xFFFE0C00 == first&0xFFFE0C00 && h.bitrateIndex() != 0
+}
+
+func (h mp3Header) rate() int {
+	r := [3]int{44100, 48000, 32000}[h.rateIndex()]
+	switch h.version() {
+	case 2:
+		return r / 2
+	case 0:
+		return r / 4
+	}
+	return r
+}
+
+// samples is the number of samples per channel in a Layer III frame.
+func (h mp3Header) samples() int {
+	if h.version() == 3 {
+		return 1152
+	}
+	return 576
+}
+
+// size is the length of a Layer III frame in bytes, header included.
+func (h mp3Header) size() int {
+	kbps := [15]int{0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320}
+	if h.version() != 3 {
+		kbps = [15]int{0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160}
+	}
+	return h.samples()/8*kbps[h.bitrateIndex()]*1000/h.rate() + int(h>>9&1)
+}
+
+// check returns the error for a first frame header h that this package
+// does not decode, or nil.
+func (h mp3Header) check(name string) error {
+	switch {
+	case h>>20 == 0xFFF && h.layer() == 4:
+		return unsupported(name, "AAC audio (ADTS)")
+	case !h.valid():
+		return formatErr(name, ErrNotWAV, "not a WAV file (no RIFF header, nor a valid MP3 frame header)")
+	case h.layer() != 3:
+		return unsupported(name, "MPEG-%s Layer %s audio (only Layer III, MP3, is read)",
+			[4]string{"2.5", "", "2", "1"}[h.version()], [3]string{"", "I", "II"}[h.layer()])
+	case h.version() == 0:
+		return unsupported(name, "MPEG-2.5 MP3 (%d Hz): go-mp3 reads MPEG-1 and MPEG-2 Layer III", h.rate())
+	case h.bitrateIndex() == 0:
+		return unsupported(name, "free-format MP3 (no bitrate in the frame header)")
+	}
+	return nil
+}
+
+// skipID3 discards the ID3v2 tags at the start of r: "ID3", version (2
+// bytes), flags, a 28-bit syncsafe size, that many bytes, and 10 more when
+// flag 0x10 says a footer follows. It reports whether there was one.
+func skipID3(r *bufio.Reader, name string) (bool, error) {
+	tagged := false
+	for {
+		b, err := r.Peek(10)
+		if len(b) < 3 || string(b[:3]) != "ID3" {
+			return tagged, nil
+		}
+		if len(b) < 10 {
+			if err == nil || err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return tagged, headerErr(name, "the ID3 tag", err)
+		}
+		size := int64(b[6]&0x7F)<<21 | int64(b[7]&0x7F)<<14 | int64(b[8]&0x7F)<<7 | int64(b[9]&0x7F)
+		if b[5]&0x10 != 0 {
+			size += 10
+		}
+		if err := skip(r, 10+size); err != nil {
+			return tagged, headerErr(name, "the ID3 tag", err)
+		}
+		tagged = true
+	}
+}
+
+// readTrap passes reads through and keeps the first error other than
+// io.EOF, so that a failing disk or pipe is not taken for a decoder
+// library's complaint about the data.
+type readTrap struct {
+	r   io.Reader
+	err error
+}
+
+func (t *readTrap) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if err != nil && err != io.EOF && t.err == nil {
+		t.err = err
+	}
+	return n, err
+}
+
+// readErr returns the read error met, if any, as decode words it.
+func (t *readTrap) readErr(name string) error {
+	if t.err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: reading sample data: %w", fileName(name), t.err)
+}
+
+// decodeCompressed decodes an input that looksCompressed: after any ID3v2
+// tags, FLAC or MP3. hint is the number of bytes r holds, or -1; to as
+// for decode.
+func decodeCompressed(r io.Reader, name string, hint int64, to int) (*Clip, error) {
+	trap := &readTrap{r: r}
+	br := bufio.NewReader(trap)
+	tagged, err := skipID3(br, name)
+	if err != nil {
+		return nil, err
+	}
+	var c *Clip
+	if b, _ := br.Peek(4); string(b) == "fLaC" {
+		c, err = decodeFLAC(br, name, hint, to)
+	} else {
+		c, err = decodeMP3(br, name, tagged, hint, to)
+	}
+	if rerr := trap.readErr(name); rerr != nil && !errors.Is(err, trap.err) {
+		return nil, rerr // not a damaged file, nor a truncated one
+	}
+	return c, err
+}
+
+// compressedInfo is DecodeInfo for an input that looksCompressed.
+func compressedInfo(r io.Reader, name string) (Info, error) {
+	br := bufio.NewReader(r)
+	tagged, err := skipID3(br, name)
+	if err != nil {
+		return Info{}, err
+	}
+	if b, _ := br.Peek(4); string(b) == "fLaC" {
+		return readFLACHeader(br, name)
+	}
+	st, err := readMP3Start(br, name, tagged)
+	if err != nil {
+		return Info{}, err
+	}
+	return st.info, nil
+}
+
+// mp3Start is what readMP3Start learns from the first frame.
+type mp3Start struct {
+	info   Info
+	first  mp3Header
+	frames int64 // audio frames a Xing/Info tag claims; 0: no claim
+	// skip and keep trim the decoded samples as a LAME tag says: skip the
+	// encoder delay and decoder delay, then keep at most keep (-1: all).
+	skip, keep int64
+	junk       int64 // bytes before the first frame that were not one
+}
+
+// readMP3Start finds the first frame of br (right at its start, or within
+// maxMP3Junk bytes after an ID3v2 tag when tagged), and if that frame is a
+// Xing/Info tag reads and consumes it.
+func readMP3Start(br *bufio.Reader, name string, tagged bool) (*mp3Start, error) {
+	st := &mp3Start{keep: -1}
+	var h mp3Header
+	for {
+		b, err := br.Peek(4)
+		if len(b) < 4 {
+			if err != nil && err != io.EOF {
+				return nil, headerErr(name, "the first MP3 frame", err)
+			}
+			if tagged {
+				return nil, formatErr(name, ErrNotWAV, "not a WAV file (an ID3 tag with no MP3 audio after it)")
+			}
+			return nil, mp3Header(0).check(name) // too short for a frame header
+		}
+		h = mp3Header(binary.BigEndian.Uint32(b))
+		if !tagged || h.valid() {
+			break
+		}
+		if st.junk++; st.junk > maxMP3Junk {
+			return nil, formatErr(name, ErrNotWAV, "not a WAV file (an ID3 tag, then %d bytes with no MP3 frame)", maxMP3Junk)
+		}
+		br.Discard(1)
+	}
+	if err := h.check(name); err != nil {
+		return nil, err
+	}
+	st.first = h
+	st.info = Info{Container: "mp3", Encoding: "mp3", SampleRate: h.rate(), Channels: h.channels(), Frames: -1}
+	b, err := br.Peek(h.size())
+	if len(b) < h.size() {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, headerErr(name, "the first MP3 frame", err)
+	}
+
+	// A Xing ("Xing": VBR, "Info": CBR) tag sits where the first frame's
+	// main data would start, after the side information; LAME (and ffmpeg,
+	// "Lavf"/"Lavc") extend it with the encoder delay and padding. The
+	// offsets and the rules for using them are ffmpeg's
+	// (libavformat/mp3dec.c, mp3_parse_info_tag), so that the samples kept
+	// are those ffmpeg gives.
+	off := 4 + [2][2]int{{32, 17}, {17, 9}}[min(1, 3-h.version())][h.channels()%2]
+	be32 := func(o int) int64 {
+		if o+4 > len(b) {
+			return 0
+		}
+		return int64(binary.BigEndian.Uint32(b[o:]))
+	}
+	if off+4 > len(b) || string(b[off:off+4]) != "Xing" && string(b[off:off+4]) != "Info" {
+		return st, nil
+	}
+	flags := be32(off + 4)
+	o := off + 8
+	var frames, bytes int64
+	if flags&1 != 0 {
+		frames, o = be32(o), o+4
+	}
+	if flags&2 != 0 {
+		bytes, o = be32(o), o+4
+	}
+	if flags&4 != 0 {
+		o += 100 // table of contents
+	}
+	if flags&8 != 0 {
+		o += 4 // quality
+	}
+	spf := int64(h.samples())
+	if o+24 <= len(b) {
+		switch string(b[o : o+4]) {
+		case "LAME", "Lavf", "Lavc":
+			// Encoder (9 bytes), revision, lowpass, peak (4), two gains (2
+			// each), flags, bitrate, then 12 bits of delay, 12 of padding.
+			v := int64(b[o+21])<<16 | int64(b[o+22])<<8 | int64(b[o+23])
+			delay, pad := v>>12, v&0xFFF
+			st.skip = delay + mp3DecoderDelay
+			if frames > 0 {
+				st.keep = max(0, frames*spf-delay-pad)
+			}
+		}
+	}
+	if frames == 0 && bytes == 0 {
+		return st, nil // ffmpeg then decodes the frame as audio
+	}
+	br.Discard(h.size())
+	st.frames = frames
+	if frames > 0 {
+		st.info.Frames = frames * spf
+		if st.keep >= 0 {
+			st.info.Frames = st.keep
+		}
+	}
+	return st, nil
+}
+
+// mp3Frames hands go-mp3 the whole Layer III frames of one stream: those
+// of the first frame's version and rate. Anything else between them (a
+// damaged stretch, a frame of another stream) is skipped as junk, and
+// ID3v1 ("TAG", 128 bytes) and ID3v2 tags silently. A read error ends
+// the input like EOF (decodeCompressed reports it).
+type mp3Frames struct {
+	r      *bufio.Reader
+	name   string
+	first  mp3Header
+	frame  []byte // the frame being handed on; frame[off:] is left
+	off    int
+	frames int64 // frames handed on
+	junk   int64 // bytes skipped that were neither frames nor tags
+	cut    bool  // the input ended inside a frame
+}
+
+// Read implements io.Reader for go-mp3.
+func (m *mp3Frames) Read(p []byte) (int, error) {
+	for m.off == len(m.frame) {
+		if !m.next() {
+			return 0, io.EOF
+		}
+	}
+	n := copy(p, m.frame[m.off:])
+	m.off += n
+	return n, nil
+}
+
+// next loads the next frame; false at the end of the input.
+func (m *mp3Frames) next() bool {
+	for {
+		b, _ := m.r.Peek(4)
+		if len(b) < 4 {
+			m.junk += int64(len(b))
+			return false
+		}
+		switch h := mp3Header(binary.BigEndian.Uint32(b)); {
+		case h.sameStream(m.first):
+			size := h.size()
+			fr, _ := m.r.Peek(size)
+			if len(fr) < size {
+				m.cut = true
+				return false
+			}
+			m.frame, m.off = append(m.frame[:0], fr...), 0
+			m.r.Discard(size)
+			m.frames++
+			return true
+		case string(b[:3]) == "TAG":
+			m.r.Discard(128)
+		case string(b[:3]) == "ID3":
+			if _, err := skipID3(m.r, m.name); err != nil {
+				m.cut = true // a tag cut short ends the input
+				return false
+			}
+		default:
+			m.r.Discard(1)
+			m.junk++
+		}
+	}
+}
+
+// decodeMP3 decodes the MP3 stream of br (ID3v2 tags already skipped;
+// tagged says there was one). See decodeCompressed.
+func decodeMP3(br *bufio.Reader, name string, tagged bool, hint int64, to int) (c *Clip, err error) {
+	st, err := readMP3Start(br, name, tagged)
+	if err != nil {
+		return nil, err
+	}
+	// go-mp3 has no checks of its own against some damage: an index out
+	// of range is corrupt input, not a bug of ours.
+	defer func() {
+		if p := recover(); p != nil {
+			c, err = nil, formatErr(name, nil, "corrupt MP3 data: %v", p)
+		}
+	}()
+	claim := st.info.Frames
+	if claim < 0 && hint >= 0 { // no tag: a constant bitrate's count
+		claim = hint / int64(st.first.size()) * int64(st.first.samples())
+	}
+	var warnings []string
+	if st.junk > 0 {
+		warnings = append(warnings, fmt.Sprintf("%s: skipped %d bytes before the first MP3 frame", fileName(name), st.junk))
+	}
+	sink := newClipSink(st.info, warnings, to, claimCap(claim, hint, mp3SamplesPerByte))
+	frames := &mp3Frames{r: br, name: name, first: st.first}
+	dec, err := mp3.NewDecoder(frames)
+	if err != nil && err != io.EOF { // io.EOF: no audio frame
+		return nil, formatErr(name, err, "corrupt MP3 data: %v", err)
+	}
+	conv := newConverter(encS16, 2) // go-mp3 always gives 16-bit stereo
+	buf := make([]byte, 4*4*1152)
+	var mono []float32
+	skip, keep := st.skip, st.keep
+	for err == nil {
+		var n int
+		n, err = io.ReadFull(dec, buf)
+		mono = conv.appendFrames(mono[:0], buf[:n/4*4])
+		k := min(skip, int64(len(mono)))
+		mono, skip = mono[k:], skip-k
+		if keep >= 0 {
+			mono = mono[:min(keep, int64(len(mono)))]
+			keep -= int64(len(mono))
+		}
+		sink.add(mono)
+		if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+			return nil, formatErr(name, err, "corrupt MP3 data after %d samples: %v", sink.n, err)
+		}
+	}
+	c = sink.clip()
+	switch {
+	case st.frames > frames.frames || frames.cut:
+		msg := "the file ends inside an MP3 frame"
+		if st.frames > frames.frames {
+			msg = fmt.Sprintf("the Xing tag claims %d MP3 frames but the file holds only %d", st.frames, frames.frames)
+		}
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s (truncated recording?); decoded what is there", fileName(name), msg))
+	}
+	if frames.junk > 0 {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%s: skipped %d bytes between MP3 frames that are not frames of the stream (damaged file?)", fileName(name), frames.junk))
+	}
+	return c, nil
+}
