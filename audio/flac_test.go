@@ -3,7 +3,6 @@ package audio
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -242,16 +241,7 @@ func TestFLACErrors(t *testing.T) {
 	for _, tc := range flacErrorTests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Decode(bytes.NewReader(tc.in), "x.flac")
-			checkTyped(t, err, "x.flac: ")
-			if errors.Is(err, errors.ErrUnsupported) != tc.unsup {
-				t.Errorf("error %v: unsupported %v, want %v", err, !tc.unsup, tc.unsup)
-			}
-			if tc.errIs != nil && !errors.Is(err, tc.errIs) {
-				t.Errorf("error %v does not wrap %v", err, tc.errIs)
-			}
-			if !strings.Contains(err.Error(), tc.errMsg) {
-				t.Errorf("error %q lacks %q", err, tc.errMsg)
-			}
+			checkErrorRow(t, err, "x.flac: ", tc.unsup, tc.errIs, tc.errMsg)
 			_, ierr := DecodeInfo(bytes.NewReader(tc.in), "x.flac")
 			if tc.header && fmt.Sprint(err) != fmt.Sprint(ierr) || !tc.header && ierr != nil {
 				t.Errorf("DecodeInfo error %v (Decode: %v)", ierr, err)

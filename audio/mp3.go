@@ -169,7 +169,7 @@ func decodeCompressed(r io.Reader, name string, hint int64, to int) (*Clip, erro
 		return nil, err
 	}
 	var c *Clip
-	if b, _ := br.Peek(4); string(b) == "fLaC" {
+	if b, _ := br.Peek(4); looksFLAC(b) {
 		c, err = decodeFLAC(br, name, hint, to)
 	} else {
 		c, err = decodeMP3(br, name, tagged, hint, to)
@@ -187,7 +187,7 @@ func compressedInfo(r io.Reader, name string) (Info, error) {
 	if err != nil {
 		return Info{}, err
 	}
-	if b, _ := br.Peek(4); string(b) == "fLaC" {
+	if b, _ := br.Peek(4); looksFLAC(b) {
 		return readFLACHeader(br, name)
 	}
 	st, err := readMP3Start(br, name, tagged)

@@ -91,6 +91,23 @@ func checkTyped(t *testing.T, err error, prefix string) {
 	}
 }
 
+// checkErrorRow checks an error of an error-table row: typed, starting
+// with prefix, unsupported exactly when unsup, wrapping errIs (when not
+// nil) and holding msg.
+func checkErrorRow(t *testing.T, err error, prefix string, unsup bool, errIs error, msg string) {
+	t.Helper()
+	checkTyped(t, err, prefix)
+	if errors.Is(err, errors.ErrUnsupported) != unsup {
+		t.Errorf("error %v: unsupported %v, want %v", err, !unsup, unsup)
+	}
+	if errIs != nil && !errors.Is(err, errIs) {
+		t.Errorf("error %v does not wrap %v", err, errIs)
+	}
+	if !strings.Contains(err.Error(), msg) {
+		t.Errorf("error %q lacks %q", err, msg)
+	}
+}
+
 // checkSamples checks a decode that succeeded: Frames counts the samples,
 // all lie in [-1, 1), and every warning starts with prefix.
 func checkSamples(t *testing.T, c *Clip, prefix string) {
@@ -267,16 +284,7 @@ func TestMP3Errors(t *testing.T) {
 			if fmt.Sprint(err) != fmt.Sprint(ierr) {
 				t.Errorf("Decode error %v, DecodeInfo error %v", err, ierr)
 			}
-			checkTyped(t, err, "x.mp3: ")
-			if errors.Is(err, errors.ErrUnsupported) != tc.unsup {
-				t.Errorf("error %v: unsupported %v, want %v", err, !tc.unsup, tc.unsup)
-			}
-			if tc.errIs != nil && !errors.Is(err, tc.errIs) {
-				t.Errorf("error %v does not wrap %v", err, tc.errIs)
-			}
-			if !strings.Contains(err.Error(), tc.errMsg) {
-				t.Errorf("error %q lacks %q", err, tc.errMsg)
-			}
+			checkErrorRow(t, err, "x.mp3: ", tc.unsup, tc.errIs, tc.errMsg)
 		})
 	}
 }

@@ -95,12 +95,26 @@ func headerErr(name, where string, err error) error {
 	return fmt.Errorf("%s: reading %s: %w", fileName(name), where, err)
 }
 
+// looksMP3 reports whether an input starting with b looks like MP3: an
+// ID3v2 tag ("ID3") or an MPEG audio frame sync (11 set bits).
+func looksMP3(b []byte) bool {
+	return bytes.HasPrefix(b, []byte("ID3")) || len(b) >= 2 && b[0] == 0xFF && b[1]&0xE0 == 0xE0
+}
+
+// looksFLAC reports whether an input starting with b looks like FLAC.
+func looksFLAC(b []byte) bool { return bytes.HasPrefix(b, []byte("fLaC")) }
+
 // looksCompressed reports whether an input starting with b is one that
-// Decode hands to the MP3 or FLAC decoder: "fLaC", an ID3v2 tag ("ID3")
-// or an MPEG audio frame sync (11 set bits).
-func looksCompressed(b []byte) bool {
-	return bytes.HasPrefix(b, []byte("fLaC")) || bytes.HasPrefix(b, []byte("ID3")) ||
-		len(b) >= 2 && b[0] == 0xFF && b[1]&0xE0 == 0xE0
+// Decode hands to the MP3 or FLAC decoder.
+func looksCompressed(b []byte) bool { return looksMP3(b) || looksFLAC(b) }
+
+// readMagic reads the first 12 bytes of r (fewer, with err, when r ends or
+// fails first) and returns them and a reader of all of r, those bytes
+// included.
+func readMagic(r io.Reader) (magic []byte, whole io.Reader, err error) {
+	var b [12]byte
+	n, err := io.ReadFull(r, b[:])
+	return b[:n], io.MultiReader(bytes.NewReader(b[:n]), r), err
 }
 
 // sniff names the format of a non-RIFF input from its first bytes.
@@ -114,10 +128,9 @@ func sniff(name string, b []byte) error {
 	}
 	kind := "no RIFF header"
 	switch {
-	case has("ID3"), len(b) >= 2 && b[0] == 0xFF && b[1]&0xE0 == 0xE0:
-		// Decode reads these (looksCompressed); a Stream does not.
+	case looksMP3(b): // Decode reads these (looksCompressed); a Stream does not
 		kind = "looks like MP3, which Decode and ReadFile read but a Stream does not"
-	case has("fLaC"):
+	case looksFLAC(b):
 		kind = "looks like FLAC, which Decode and ReadFile read but a Stream does not"
 	case has("OggS"):
 		kind = "looks like Ogg"
@@ -399,12 +412,11 @@ func sizeHint(r io.Reader) int64 {
 // when 0). name labels errors. Errors are *FormatError, *UnsupportedError
 // or a wrapped read error.
 func DecodeInfo(r io.Reader, name string) (Info, error) {
-	var magic [12]byte
-	n, err := io.ReadFull(r, magic[:])
-	if looksCompressed(magic[:n]) {
-		return compressedInfo(io.MultiReader(bytes.NewReader(magic[:n]), r), name)
+	magic, whole, err := readMagic(r)
+	if looksCompressed(magic) {
+		return compressedInfo(whole, name)
 	}
-	h, err := parseRIFF(r, name, skipEarlyData, magic[:n], err)
+	h, err := parseRIFF(r, name, skipEarlyData, magic, err)
 	if err != nil {
 		return Info{}, err
 	}
@@ -459,12 +471,11 @@ func readPath(path string, to int) (*Clip, error) {
 // 0, resampling to the rate to while reading. hint is the number of bytes
 // r holds, or -1.
 func decode(r io.Reader, name string, hint int64, to int) (*Clip, error) {
-	var magic [12]byte
-	n, err := io.ReadFull(r, magic[:])
-	if looksCompressed(magic[:n]) {
-		return decodeCompressed(io.MultiReader(bytes.NewReader(magic[:n]), r), name, hint, to)
+	magic, whole, err := readMagic(r)
+	if looksCompressed(magic) {
+		return decodeCompressed(whole, name, hint, to)
 	}
-	h, err := parseRIFF(r, name, keepEarlyData, magic[:n], err)
+	h, err := parseRIFF(r, name, keepEarlyData, magic, err)
 	if err != nil {
 		return nil, err
 	}
