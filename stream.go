@@ -15,9 +15,10 @@ import (
 // utterances at pauses of 300 ms or after 15 s, and sends final results
 // only, each with timed words.
 type StreamOptions struct {
-	// Input is "wav" (or ""), whose header may give no length, or raw
-	// interleaved PCM: "s16le" or "f32le" at Rate Hz (0: 16000) with
-	// Channels channels (0: 1), averaged to mono.
+	// Input is "wav" (or ""), whose header may give no length (MP3 and
+	// FLAC are read too, told by their first bytes), "mp3" or "flac"
+	// (only that format), or raw interleaved PCM: "s16le" or "f32le" at
+	// Rate Hz (0: 16000) with Channels channels (0: 1), averaged to mono.
 	Input          string
 	Rate, Channels int
 	// MaxSegment is the longest utterance before a forced cut at its

@@ -134,8 +134,12 @@
 // A file cut short decodes its whole frames with a warning: when a Xing
 // tag or STREAMINFO claims more, or the file ends inside a frame. The
 // output is allocated from such claims only as far as the file's size
-// allows. A Stream reads neither format: NewStream rejects them with
-// ErrNotWAV, saying that Decode reads them.
+// allows.
+//
+// A Stream reads both as they arrive, a frame at a time, with the same
+// decoder and so the same samples, trimming and warnings as Decode. Data
+// that Decode fails on past the header comes out of a Stream as far as it
+// decodes, then as the same error.
 //
 // # Reading
 //
@@ -144,8 +148,8 @@
 //	clip, err := audio.ReadFile("book.mp3") // MP3 and FLAC alike
 //	info, err := audio.DecodeInfo(f, "talk.wav") // header only
 //
-// Stream decodes as bytes arrive, for pipes and live input; it also reads
-// headerless little-endian PCM:
+// Stream decodes WAV, MP3 and FLAC as bytes arrive, for pipes and live
+// input, with bounded memory; it also reads headerless little-endian PCM:
 //
 //	s, err := audio.NewStream(os.Stdin, "stdin", audio.StreamOptions{Format: "s16le", Rate: 8000})
 //	n, err := s.Read(buf) // mono 16 kHz samples, io.EOF at the end

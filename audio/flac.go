@@ -76,70 +76,73 @@ func flacHeaderErr(name string, err error) error {
 	return formatErr(name, err, "corrupt FLAC header: %v", err)
 }
 
-// decodeFLAC decodes the FLAC stream of br (positioned at "fLaC"). See
-// decodeCompressed.
-func decodeFLAC(br *bufio.Reader, name string, hint int64, to int) (c *Clip, err error) {
-	info, err := readFLACHeader(br, name)
-	if err != nil {
-		return nil, err
-	}
-	// mewkiz/flac does not check everything a damaged frame can get
-	// wrong; a panic in it is corrupt input, not a bug of ours.
-	defer func() {
-		if p := recover(); p != nil {
-			c, err = nil, formatErr(name, nil, "corrupt FLAC data: %v", p)
-		}
-	}()
-	sink := newClipSink(info, nil, to, claimCap(info.Frames, hint, flacSamplesPerByte))
+// flacDecoder is the frameDecoder of FLAC: mewkiz/flac parses each
+// frame, checking its CRCs, and the channels are mixed here.
+type flacDecoder struct {
+	br    *bufio.Reader
+	name  string
+	info  Info    // from STREAMINFO
+	scale float64 // from the sum of the channels to [-1, 1)
+	cut   bool    // the input ended inside a frame
+	tail  error   // what the bytes after all of STREAMINFO's samples gave
+}
+
+// newFLACDecoder decodes the frames of br, which readFLACHeader read up
+// to them.
+func newFLACDecoder(br *bufio.Reader, name string, info Info) *flacDecoder {
+	// The channels summed, then scaled as the WAV converter does, so that
+	// a FLAC file decodes to exactly the samples of its WAV.
 	scale := 1 / (float64(int64(1)<<(info.BitsPerSample-1)) * float64(info.Channels))
-	var mono []float32
-	cut := false
-	for {
-		if b, _ := br.Peek(3); string(b) == "TAG" {
-			break // an ID3v1 tag that some taggers append
-		}
-		f, err := frame.Parse(br)
-		if err == io.EOF {
-			break
-		}
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			cut = true
-			break
-		}
-		if err != nil && info.Frames > 0 && sink.n >= info.Frames {
-			// Every sample STREAMINFO promised is there: what follows
-			// (padding, a tag of another kind) is no frame.
-			sink.c.Warnings = append(sink.c.Warnings, fmt.Sprintf("%s: bytes after the last FLAC frame ignored (%v)", fileName(name), err))
-			break
-		}
-		if err != nil {
-			return nil, formatErr(name, err, "corrupt FLAC data after %d samples: %v", sink.n, err)
-		}
-		switch {
-		case f.BitsPerSample == 0:
-			return nil, unsupported(name, "%d-bit FLAC frames (no sample size in the frame header)", info.BitsPerSample)
-		case int(f.BitsPerSample) != info.BitsPerSample || len(f.Subframes) != info.Channels:
-			return nil, formatErr(name, nil, "corrupt FLAC data: a frame of %d channels of %d bits in a stream of %d of %d",
-				len(f.Subframes), f.BitsPerSample, info.Channels, info.BitsPerSample)
-		}
-		// The channels summed, then scaled as the WAV converter does, so
-		// that a FLAC file decodes to exactly the samples of its WAV.
-		mono = mono[:0]
-		for i := range int(f.BlockSize) {
-			var s int64
-			for _, sf := range f.Subframes {
-				s += int64(sf.Samples[i])
-			}
-			mono = append(mono, min(float32(float64(s)*scale), belowOne))
-		}
-		sink.add(mono)
+	return &flacDecoder{br: br, name: name, info: info, scale: scale}
+}
+
+func (d *flacDecoder) decode(dst []float32, n int64) ([]float32, error) {
+	if b, _ := d.br.Peek(3); string(b) == "TAG" {
+		return dst, io.EOF // an ID3v1 tag that some taggers append
 	}
-	c = sink.clip()
+	f, err := frame.Parse(d.br)
 	switch {
-	case info.Frames > c.Info.Frames:
-		c.Warnings = append(c.Warnings, fmt.Sprintf("%s: STREAMINFO claims %d samples but the file holds only %d (truncated recording?); decoded what is there", fileName(name), info.Frames, c.Info.Frames))
-	case cut:
-		c.Warnings = append(c.Warnings, fmt.Sprintf("%s: the file ends inside a FLAC frame (truncated recording?); decoded what is there", fileName(name)))
+	case err == io.EOF:
+		return dst, io.EOF
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		d.cut = true
+		return dst, io.EOF
+	case err != nil && d.info.Frames > 0 && n >= d.info.Frames:
+		// Every sample STREAMINFO promised is there: what follows
+		// (padding, a tag of another kind) is no frame.
+		d.tail = err
+		return dst, io.EOF
+	case err != nil:
+		return dst, formatErr(d.name, err, "corrupt FLAC data after %d samples: %v", n, err)
+	case f.BitsPerSample == 0:
+		return dst, unsupported(d.name, "%d-bit FLAC frames (no sample size in the frame header)", d.info.BitsPerSample)
+	case int(f.BitsPerSample) != d.info.BitsPerSample || len(f.Subframes) != d.info.Channels:
+		return dst, formatErr(d.name, nil, "corrupt FLAC data: a frame of %d channels of %d bits in a stream of %d of %d",
+			len(f.Subframes), f.BitsPerSample, d.info.Channels, d.info.BitsPerSample)
 	}
-	return c, nil
+	for i := range int(f.BlockSize) {
+		var s int64
+		for _, sf := range f.Subframes {
+			s += int64(sf.Samples[i])
+		}
+		dst = append(dst, min(float32(float64(s)*d.scale), belowOne))
+	}
+	return dst, nil
+}
+
+func (d *flacDecoder) finish(n int64) []string {
+	name := fileName(d.name)
+	switch {
+	case d.tail != nil:
+		return []string{fmt.Sprintf("%s: bytes after the last FLAC frame ignored (%v)", name, d.tail)}
+	case d.info.Frames > n:
+		return []string{fmt.Sprintf("%s: STREAMINFO claims %d samples but the file holds only %d (truncated recording?); decoded what is there", name, d.info.Frames, n)}
+	case d.cut:
+		return []string{fmt.Sprintf("%s: the file ends inside a FLAC frame (truncated recording?); decoded what is there", name)}
+	}
+	return nil
+}
+
+func (d *flacDecoder) capFrames(hint int64) int64 {
+	return claimCap(d.info.Frames, hint, flacSamplesPerByte)
 }

@@ -160,50 +160,103 @@ func FuzzDecode(f *testing.F) {
 }
 
 // FuzzStream reads b through a Stream with short reads and compares with
-// Decode + Resample. mode&3 picks the format (0, 1: wav; 2: s16le 44.1 kHz
-// stereo; 3: f32le 8 kHz mono); mode>>2 sets the read size.
+// Decode + Resample (checkStream). mode&3 picks the format (0, 1: wav,
+// which reads MP3 and FLAC too; 2: s16le 44.1 kHz stereo; 3: f32le 8 kHz
+// mono); mode>>2 sets the read size.
 func FuzzStream(f *testing.F) {
 	for _, s := range fuzzSeeds() {
 		f.Add(s.data, s.mode)
 	}
 	f.Fuzz(func(t *testing.T, b []byte, mode byte) {
-		opt := StreamOptions{}
-		ref := b
 		switch mode & 3 {
 		case 2:
-			opt = StreamOptions{Format: "s16le", Rate: 44100, Channels: 2}
-			ref = riff(fmtChunk(1, 2, 44100, 16), data(b))
+			checkStream(t, riff(fmtChunk(1, 2, 44100, 16), data(b)), b, StreamOptions{Format: "s16le", Rate: 44100, Channels: 2}, mode)
 		case 3:
-			opt = StreamOptions{Format: "f32le", Rate: 8000}
-			ref = riff(fmtChunk(3, 1, 8000, 32), data(b))
+			checkStream(t, riff(fmtChunk(3, 1, 8000, 32), data(b)), b, StreamOptions{Format: "f32le", Rate: 8000}, mode)
+		default:
+			checkStream(t, b, b, StreamOptions{}, mode)
 		}
-		c, err := Decode(bytes.NewReader(ref), "fuzz")
-		rd := &chunkyReader{b: b, sizes: []int{1 + int(mode>>2), 1, 3}}
-		s, serr := NewStream(rd, "fuzz", opt)
-		if mode&3 < 2 && looksCompressed(b) { // Decode reads MP3 and FLAC, a Stream does not
-			if !errors.Is(serr, ErrNotWAV) {
-				t.Fatalf("NewStream of MP3 or FLAC: error %v, want ErrNotWAV", serr)
+	})
+}
+
+// FuzzStreamCompressed is FuzzStream of the default format, seeded with
+// MP3 and FLAC inputs (those of FuzzDecodeMP3 and FuzzDecodeFLAC).
+func FuzzStreamCompressed(f *testing.F) {
+	for _, s := range streamCompressedSeeds(f) {
+		f.Add(s.data, s.mode)
+	}
+	f.Fuzz(func(t *testing.T, b []byte, mode byte) {
+		checkStream(t, b, b, StreamOptions{}, mode)
+		// --input mp3 also searches for a frame in the middle of the
+		// stream, which Decode does not: it must fail cleanly or decode.
+		if s, err := NewStream(bytes.NewReader(b), "x", StreamOptions{Format: "mp3"}); err == nil {
+			if _, err := readAll(s, make([]float32, 1000)); err != nil && !strings.HasPrefix(err.Error(), "x: ") {
+				t.Errorf("error %q does not name the input", err)
 			}
-			return
+		} else if !strings.HasPrefix(err.Error(), "x: ") {
+			t.Errorf("error %q does not name the input", err)
 		}
+	})
+}
+
+// streamCompressedSeeds are the seeds of FuzzStreamCompressed: those of
+// compressedFuzzSeeds, named mp3_* and flac_*, with varied read sizes.
+func streamCompressedSeeds(t testing.TB) []fuzzSeed {
+	var seeds []fuzzSeed
+	for _, mp3 := range []bool{true, false} {
+		prefix := map[bool]string{true: "mp3_", false: "flac_"}[mp3]
+		for _, s := range compressedFuzzSeeds(t, mp3) {
+			seeds = append(seeds, fuzzSeed{prefix + s.name, s.data, byte(len(seeds) * 13)})
+		}
+	}
+	return seeds
+}
+
+// checkStream reads in through a Stream with options opt, short reads
+// and a dst size picked by mode>>2, and compares with Decode of ref (in
+// itself, or a WAV file of the same samples for raw input). NewStream
+// fails as Decode does, or the Stream gives Resample of Decode's samples
+// and as many warnings (for MP3 and FLAC, the same ones and the same
+// Info as DecodeInfo); where Decode fails after the header (MP3 or FLAC
+// data it cannot decode), Read fails with the same error.
+func checkStream(t *testing.T, ref, in []byte, opt StreamOptions, mode byte) {
+	t.Helper()
+	c, err := Decode(bytes.NewReader(ref), "fuzz")
+	s, serr := NewStream(&chunkyReader{b: in, sizes: []int{1 + int(mode>>2), 1, 3}}, "fuzz", opt)
+	if serr != nil || err != nil && !looksCompressed(ref) {
 		if fmt.Sprint(err) != fmt.Sprint(serr) {
 			t.Fatalf("Decode error %v, NewStream error %v", err, serr)
 		}
-		if err != nil {
-			checkDecodeErr(t, err)
-			return
+		checkDecodeErr(t, err)
+		return
+	}
+	got, rerr := readAll(s, make([]float32, 1+int(mode)%7*37))
+	if err != nil {
+		if fmt.Sprint(err) != fmt.Sprint(rerr) {
+			t.Fatalf("Decode error %v, Stream error %v after %d samples", err, rerr, len(got))
 		}
-		checkClip(t, c, len(ref))
-		got, err := readAll(s, make([]float32, 1+int(mode)%7*37))
-		if err != nil {
-			t.Fatal(err)
+		checkDecodeErr(t, rerr)
+		return
+	}
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	n := len(ref)
+	if looksCompressed(ref) { // MP3 and FLAC can hold more samples than bytes
+		n = math.MaxInt
+	}
+	checkClip(t, c, n)
+	want := Resample(c.Samples, c.Rate, TargetRate)
+	if !slices.Equal(got, want) {
+		t.Fatalf("stream gave %d samples, Decode+Resample %d (or values differ)", len(got), len(want))
+	}
+	if len(s.Warnings()) != len(c.Warnings) {
+		t.Fatalf("stream warnings %q, Decode warnings %q", s.Warnings(), c.Warnings)
+	}
+	if info := s.Info(); info.Container == "mp3" || info.Container == "flac" {
+		want, _ := DecodeInfo(bytes.NewReader(ref), "fuzz")
+		if info != want || !slices.Equal(s.Warnings(), c.Warnings) {
+			t.Fatalf("stream Info %+v, warnings %q; DecodeInfo %+v, Decode warnings %q", info, s.Warnings(), want, c.Warnings)
 		}
-		want := Resample(c.Samples, c.Rate, TargetRate)
-		if !slices.Equal(got, want) {
-			t.Fatalf("stream gave %d samples, Decode+Resample %d (or values differ)", len(got), len(want))
-		}
-		if len(s.Warnings()) != len(c.Warnings) {
-			t.Fatalf("stream warnings %q, Decode warnings %q", s.Warnings(), c.Warnings)
-		}
-	})
+	}
 }

@@ -3,7 +3,6 @@ package audio
 import (
 	"bufio"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 
@@ -52,6 +51,14 @@ func (h mp3Header) channels() int {
 func (h mp3Header) valid() bool {
 	return h>>21 == 0x7FF && h.version() != 1 && h.layer() != 4 &&
 		h.bitrateIndex() != 15 && h.rateIndex() != 3 && h&3 != 2
+}
+
+// nextFrameFollows reports whether the frame whose header h starts br is
+// followed by another frame of its stream: a frame sync found in the middle
+// of a stream is otherwise as likely a chance pattern in the audio data.
+func nextFrameFollows(br *bufio.Reader, h mp3Header) bool {
+	b, _ := br.Peek(h.size() + 4)
+	return len(b) == h.size()+4 && mp3Header(binary.BigEndian.Uint32(b[h.size():])).sameStream(h)
 }
 
 // sameStream reports whether h is a Layer III frame of the stream whose
@@ -134,69 +141,6 @@ func skipID3(r *bufio.Reader, name string) (bool, error) {
 	}
 }
 
-// readTrap passes reads through and keeps the first error other than
-// io.EOF, so that a failing disk or pipe is not taken for a decoder
-// library's complaint about the data.
-type readTrap struct {
-	r   io.Reader
-	err error
-}
-
-func (t *readTrap) Read(p []byte) (int, error) {
-	n, err := t.r.Read(p)
-	if err != nil && err != io.EOF && t.err == nil {
-		t.err = err
-	}
-	return n, err
-}
-
-// readErr returns the read error met, if any, as decode words it.
-func (t *readTrap) readErr(name string) error {
-	if t.err == nil {
-		return nil
-	}
-	return fmt.Errorf("%s: reading sample data: %w", fileName(name), t.err)
-}
-
-// decodeCompressed decodes an input that looksCompressed: after any ID3v2
-// tags, FLAC or MP3. hint is the number of bytes r holds, or -1; to as
-// for decode.
-func decodeCompressed(r io.Reader, name string, hint int64, to int) (*Clip, error) {
-	trap := &readTrap{r: r}
-	br := bufio.NewReader(trap)
-	tagged, err := skipID3(br, name)
-	if err != nil {
-		return nil, err
-	}
-	var c *Clip
-	if b, _ := br.Peek(4); looksFLAC(b) {
-		c, err = decodeFLAC(br, name, hint, to)
-	} else {
-		c, err = decodeMP3(br, name, tagged, hint, to)
-	}
-	if rerr := trap.readErr(name); rerr != nil && !errors.Is(err, trap.err) {
-		return nil, rerr // not a damaged file, nor a truncated one
-	}
-	return c, err
-}
-
-// compressedInfo is DecodeInfo for an input that looksCompressed.
-func compressedInfo(r io.Reader, name string) (Info, error) {
-	br := bufio.NewReader(r)
-	tagged, err := skipID3(br, name)
-	if err != nil {
-		return Info{}, err
-	}
-	if b, _ := br.Peek(4); looksFLAC(b) {
-		return readFLACHeader(br, name)
-	}
-	st, err := readMP3Start(br, name, tagged)
-	if err != nil {
-		return Info{}, err
-	}
-	return st.info, nil
-}
-
 // mp3Start is what readMP3Start learns from the first frame.
 type mp3Start struct {
 	info   Info
@@ -208,10 +152,13 @@ type mp3Start struct {
 	junk       int64 // bytes before the first frame that were not one
 }
 
-// readMP3Start finds the first frame of br (right at its start, or within
-// maxMP3Junk bytes after an ID3v2 tag when tagged), and if that frame is a
-// Xing/Info tag reads and consumes it.
-func readMP3Start(br *bufio.Reader, name string, tagged bool) (*mp3Start, error) {
+// readMP3Start finds the first frame of br, and if that frame is a
+// Xing/Info tag reads and consumes it. The frame is right at the start of
+// br, or within maxMP3Junk bytes after an ID3v2 tag when tagged, or, with
+// resync (a stream joined in the middle, as from an internet radio), the
+// first of two frames of one stream that follow each other within
+// maxMP3Junk bytes.
+func readMP3Start(br *bufio.Reader, name string, tagged, resync bool) (*mp3Start, error) {
 	st := &mp3Start{keep: -1}
 	var h mp3Header
 	for {
@@ -223,14 +170,20 @@ func readMP3Start(br *bufio.Reader, name string, tagged bool) (*mp3Start, error)
 			if tagged {
 				return nil, formatErr(name, ErrNotWAV, "not a WAV file (an ID3 tag with no MP3 audio after it)")
 			}
+			if resync && st.junk > 0 {
+				return nil, formatErr(name, nil, "not an MP3 stream (no MPEG frame in its %d bytes)", st.junk+int64(len(b)))
+			}
 			return nil, mp3Header(0).check(name) // too short for a frame header
 		}
 		h = mp3Header(binary.BigEndian.Uint32(b))
-		if !tagged || h.valid() {
+		if !tagged && !resync || tagged && h.valid() || resync && h.valid() && (st.junk == 0 || nextFrameFollows(br, h)) {
 			break
 		}
 		if st.junk++; st.junk > maxMP3Junk {
-			return nil, formatErr(name, ErrNotWAV, "not a WAV file (an ID3 tag, then %d bytes with no MP3 frame)", maxMP3Junk)
+			if tagged {
+				return nil, formatErr(name, ErrNotWAV, "not a WAV file (an ID3 tag, then %d bytes with no MP3 frame)", maxMP3Junk)
+			}
+			return nil, formatErr(name, nil, "not an MP3 stream (no two MPEG frames in a row in its first %d bytes)", maxMP3Junk)
 		}
 		br.Discard(1)
 	}
@@ -310,7 +263,7 @@ func readMP3Start(br *bufio.Reader, name string, tagged bool) (*mp3Start, error)
 // of the first frame's version and rate. Anything else between them (a
 // damaged stretch, a frame of another stream) is skipped as junk, and
 // ID3v1 ("TAG", 128 bytes) and ID3v2 tags silently. A read error ends
-// the input like EOF (decodeCompressed reports it).
+// the input like EOF (compressed.read reports it).
 type mp3Frames struct {
 	r      *bufio.Reader
 	name   string
@@ -368,64 +321,73 @@ func (m *mp3Frames) next() bool {
 	}
 }
 
-// decodeMP3 decodes the MP3 stream of br (ID3v2 tags already skipped;
-// tagged says there was one). See decodeCompressed.
-func decodeMP3(br *bufio.Reader, name string, tagged bool, hint int64, to int) (c *Clip, err error) {
-	st, err := readMP3Start(br, name, tagged)
-	if err != nil {
-		return nil, err
-	}
-	// go-mp3 has no checks of its own against some damage: an index out
-	// of range is corrupt input, not a bug of ours.
-	defer func() {
-		if p := recover(); p != nil {
-			c, err = nil, formatErr(name, nil, "corrupt MP3 data: %v", p)
+// mp3Decoder is the frameDecoder of MP3: go-mp3 decodes the frames
+// that mp3Frames hands it, and the samples are trimmed as a LAME tag says.
+type mp3Decoder struct {
+	name   string
+	st     *mp3Start
+	frames *mp3Frames
+	dec    *mp3.Decoder // made by the first decode: it reads a frame
+	conv   converter    // go-mp3 always gives 16-bit stereo
+	pcm    []byte       // go-mp3's output: one frame at most
+	mono   []float32
+	skip   int64 // samples still to drop at the start
+	keep   int64 // samples still to keep; -1: all
+}
+
+// newMP3Decoder decodes the frames of br after its first, as
+// readMP3Start found it.
+func newMP3Decoder(br *bufio.Reader, name string, st *mp3Start) *mp3Decoder {
+	return &mp3Decoder{name: name, st: st, frames: &mp3Frames{r: br, name: name, first: st.first},
+		conv: newConverter(encS16, 2), pcm: make([]byte, 4*1152), skip: st.skip, keep: st.keep}
+}
+
+func (d *mp3Decoder) decode(dst []float32, n int64) ([]float32, error) {
+	if d.dec == nil {
+		dec, err := mp3.NewDecoder(d.frames)
+		if err == io.EOF { // no audio frame
+			return dst, io.EOF
 		}
-	}()
-	claim := st.info.Frames
-	if claim < 0 && hint >= 0 { // no tag: a constant bitrate's count
-		claim = hint / int64(st.first.size()) * int64(st.first.samples())
-	}
-	var warnings []string
-	if st.junk > 0 {
-		warnings = append(warnings, fmt.Sprintf("%s: skipped %d bytes before the first MP3 frame", fileName(name), st.junk))
-	}
-	sink := newClipSink(st.info, warnings, to, claimCap(claim, hint, mp3SamplesPerByte))
-	frames := &mp3Frames{r: br, name: name, first: st.first}
-	dec, err := mp3.NewDecoder(frames)
-	if err != nil && err != io.EOF { // io.EOF: no audio frame
-		return nil, formatErr(name, err, "corrupt MP3 data: %v", err)
-	}
-	conv := newConverter(encS16, 2) // go-mp3 always gives 16-bit stereo
-	buf := make([]byte, 4*4*1152)
-	var mono []float32
-	skip, keep := st.skip, st.keep
-	for err == nil {
-		var n int
-		n, err = io.ReadFull(dec, buf)
-		mono = conv.appendFrames(mono[:0], buf[:n/4*4])
-		k := min(skip, int64(len(mono)))
-		mono, skip = mono[k:], skip-k
-		if keep >= 0 {
-			mono = mono[:min(keep, int64(len(mono)))]
-			keep -= int64(len(mono))
+		if err != nil {
+			return dst, formatErr(d.name, err, "corrupt MP3 data after %d samples: %v", n, err)
 		}
-		sink.add(mono)
-		if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
-			return nil, formatErr(name, err, "corrupt MP3 data after %d samples: %v", sink.n, err)
-		}
+		d.dec = dec
 	}
-	c = sink.clip()
-	switch {
-	case st.frames > frames.frames || frames.cut:
+	// A Read decodes one frame when the last one's output is used up.
+	k, err := d.dec.Read(d.pcm)
+	if err != nil && err != io.EOF {
+		return dst, formatErr(d.name, err, "corrupt MP3 data after %d samples: %v", n, err)
+	}
+	mono := d.conv.appendFrames(d.mono[:0], d.pcm[:k/4*4])
+	d.mono = mono
+	cut := min(d.skip, int64(len(mono)))
+	mono, d.skip = mono[cut:], d.skip-cut
+	if d.keep >= 0 {
+		mono = mono[:min(d.keep, int64(len(mono)))]
+		d.keep -= int64(len(mono))
+	}
+	return append(dst, mono...), err
+}
+
+func (d *mp3Decoder) finish(int64) []string {
+	var w []string
+	if f := d.frames; d.st.frames > f.frames || f.cut {
 		msg := "the file ends inside an MP3 frame"
-		if st.frames > frames.frames {
-			msg = fmt.Sprintf("the Xing tag claims %d MP3 frames but the file holds only %d", st.frames, frames.frames)
+		if d.st.frames > f.frames {
+			msg = fmt.Sprintf("the Xing tag claims %d MP3 frames but the file holds only %d", d.st.frames, f.frames)
 		}
-		c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s (truncated recording?); decoded what is there", fileName(name), msg))
+		w = append(w, fmt.Sprintf("%s: %s (truncated recording?); decoded what is there", fileName(d.name), msg))
 	}
-	if frames.junk > 0 {
-		c.Warnings = append(c.Warnings, fmt.Sprintf("%s: skipped %d bytes between MP3 frames that are not frames of the stream (damaged file?)", fileName(name), frames.junk))
+	if d.frames.junk > 0 {
+		w = append(w, fmt.Sprintf("%s: skipped %d bytes between MP3 frames that are not frames of the stream (damaged file?)", fileName(d.name), d.frames.junk))
 	}
-	return c, nil
+	return w
+}
+
+func (d *mp3Decoder) capFrames(hint int64) int64 {
+	claim := d.st.info.Frames
+	if claim < 0 && hint >= 0 { // no tag: a constant bitrate's count
+		claim = hint / int64(d.st.first.size()) * int64(d.st.first.samples())
+	}
+	return claimCap(claim, hint, mp3SamplesPerByte)
 }

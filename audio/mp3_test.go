@@ -374,25 +374,30 @@ func TestMP3Corrupt(t *testing.T) {
 	}
 }
 
-// corruptInputs decodes b cut at 50 places, with random bytes after its
-// first quarter, and with 20 random bytes overwritten after its first
-// eighth.
+// corruptInputs decodes the corruptCopies of b: each gives a typed
+// error, or samples in range (with a warning when cut).
 func corruptInputs(t *testing.T, b []byte, name string) {
 	t.Helper()
-	try := func(in []byte, what string) {
-		t.Helper()
+	for _, in := range corruptCopies(b) {
 		c, err := Decode(bytes.NewReader(in), name)
 		if err != nil {
 			checkTyped(t, err, name+": ")
-			return
+			continue
 		}
 		checkSamples(t, c, name+": ")
-		if what == "cut" && len(in) < len(b) && len(c.Warnings) == 0 {
-			t.Errorf("%s at %d bytes: no warning", what, len(in))
+		if len(in) < len(b) && len(c.Warnings) == 0 {
+			t.Errorf("cut at %d bytes: no warning", len(in))
 		}
 	}
+}
+
+// corruptCopies returns b cut at 50 places, then ten copies with random
+// bytes after its first quarter and ten with 20 random bytes overwritten
+// after its first eighth.
+func corruptCopies(b []byte) [][]byte {
+	var ins [][]byte
 	for n := 0; n < len(b); n += max(37, len(b)/50) {
-		try(b[:n], "cut")
+		ins = append(ins, b[:n])
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for range 10 {
@@ -400,13 +405,14 @@ func corruptInputs(t *testing.T, b []byte, name string) {
 		for i := len(b) / 4; i < len(in); i++ {
 			in[i] = byte(rng.Uint32())
 		}
-		try(in, "random tail")
+		ins = append(ins, in)
 		in = slices.Clone(b)
 		for range 20 {
 			in[len(b)/8+rng.IntN(len(b)-len(b)/8)] = byte(rng.Uint32())
 		}
-		try(in, "overwritten")
+		ins = append(ins, in)
 	}
+	return ins
 }
 
 // compressedFuzzSeeds are the seeds of FuzzDecodeMP3 (mp3 true) or
@@ -443,8 +449,8 @@ func compressedFuzzSeeds(t testing.TB, mp3 bool) []fuzzSeed {
 }
 
 // TestCompressedFuzzCorpus checks that testdata/fuzz/FuzzDecodeMP3 and
-// FuzzDecodeFLAC match compressedFuzzSeeds; run with -update-corpus to
-// rewrite them.
+// FuzzDecodeFLAC match compressedFuzzSeeds, and FuzzStreamCompressed
+// streamCompressedSeeds; run with -update-corpus to rewrite them.
 func TestCompressedFuzzCorpus(t *testing.T) {
 	files := map[string]string{}
 	for _, mp3 := range []bool{true, false} {
@@ -455,6 +461,9 @@ func TestCompressedFuzzCorpus(t *testing.T) {
 		for _, s := range compressedFuzzSeeds(t, mp3) {
 			files[filepath.Join(dir, s.name)] = seedFile(s.data)
 		}
+	}
+	for _, s := range streamCompressedSeeds(t) {
+		files[filepath.Join("testdata", "fuzz", "FuzzStreamCompressed", s.name)] = seedFile(s.data, s.mode)
 	}
 	checkSeedFiles(t, files, "TestCompressedFuzzCorpus")
 }

@@ -8,13 +8,16 @@ import (
 
 // StreamOptions selects the input format of a Stream.
 type StreamOptions struct {
-	// Format is "wav" (the default when empty), "s16le" (headerless signed
-	// 16-bit little-endian PCM) or "f32le" (headerless 32-bit little-endian
-	// IEEE float). Raw samples are interleaved when Channels > 1.
+	// Format is "wav" (the default when empty), "mp3", "flac", "s16le"
+	// (headerless signed 16-bit little-endian PCM) or "f32le" (headerless
+	// 32-bit little-endian IEEE float). "wav" also reads MP3 and FLAC,
+	// told by their first bytes as Decode tells them (an ID3v2 tag or an
+	// MPEG frame sync, "fLaC"); "mp3" and "flac" accept only that format.
+	// Raw samples are interleaved when Channels > 1.
 	Format string
 	// Rate is the sample rate in Hz of a raw stream (required, 8000..192000).
 	// Channels is its channel count (1..8; 0 means 1). Both are ignored for
-	// WAV, whose header says.
+	// WAV, MP3 and FLAC, whose headers say.
 	Rate, Channels int
 }
 
@@ -25,8 +28,10 @@ const maxZeroReads = 100
 // Stream decodes audio from a reader as it arrives and returns it as mono
 // samples at TargetRate (16000 Hz). It never waits for the end of the
 // input: each Read returns what the bytes read so far make computable
-// (output lags input by about a millisecond of filter look-ahead). A
-// partial frame left by a short read is kept for the next call.
+// (output lags input by about a millisecond of filter look-ahead, and by
+// up to a frame for MP3 and FLAC, which are decoded a frame at a time). A
+// partial frame left by a short read is kept for the next call. Memory
+// stays bounded whatever the length of the input.
 //
 // The samples equal Resample(Decode(same bytes).Samples, rate, 16000)
 // exactly, whatever the read sizes. A Stream is not safe for concurrent
@@ -35,6 +40,7 @@ type Stream struct {
 	r     io.Reader
 	name  string
 	info  Info
+	dec   *compressed // MP3 or FLAC; nil for WAV and raw input
 	conv  converter
 	left  int64  // bytes of sample data still expected; -1: until EOF
 	raw   []byte // read buffer; raw[:carry] is a partial frame
@@ -49,21 +55,29 @@ type Stream struct {
 	warn  []string
 }
 
-// NewStream starts decoding r. For WAV it reads the header now (from a
-// non-seekable reader, without reading ahead into the samples); errors are
-// then as for Decode. name labels errors and warnings.
+// NewStream starts decoding r. It reads the header now (WAV's from a
+// non-seekable reader without reading ahead into the samples; for MP3, up
+// to the first frame, and the whole frame when it is a Xing/Info tag; for
+// FLAC, the metadata blocks); errors are then as for Decode. name labels
+// errors and warnings.
 func NewStream(r io.Reader, name string, opt StreamOptions) (*Stream, error) {
 	s := &Stream{r: r, name: name, left: -1}
 	var enc encoding
+	var err error
 	switch opt.Format {
+	case "mp3", "flac":
+		s.dec, err = openCompressed(r, name, opt.Format)
 	case "", "wav":
-		h, err := parseHeader(r, name, keepEarlyData)
-		if err != nil {
-			return nil, err
-		}
-		s.info, enc, s.left, s.warn = h.info, h.enc, h.dataLeft, h.warnings
-		if h.early != nil {
-			s.r, s.left = bytes.NewReader(h.early), int64(len(h.early))
+		magic, whole, rerr := readMagic(r)
+		if looksCompressed(magic) {
+			s.dec, err = openCompressed(whole, name, "")
+		} else if h, herr := parseRIFF(r, name, keepEarlyData, magic, rerr); herr != nil {
+			err = herr
+		} else {
+			s.info, enc, s.left, s.warn = h.info, h.enc, h.dataLeft, h.warnings
+			if h.early != nil {
+				s.r, s.left = bytes.NewReader(h.early), int64(len(h.early))
+			}
 		}
 	case "s16le", "f32le":
 		enc = encS16
@@ -87,28 +101,45 @@ func NewStream(r io.Reader, name string, opt StreamOptions) (*Stream, error) {
 		s.info = Info{Container: "raw", Encoding: enc.String(), BitsPerSample: 8 * enc.size(),
 			SampleRate: opt.Rate, Channels: ch, Frames: -1}
 	default:
-		return nil, unsupported(name, "stream format %q (want wav, s16le or f32le)", opt.Format)
+		return nil, unsupported(name, "stream format %q (want wav, mp3, flac, s16le or f32le)", opt.Format)
 	}
-	s.conv = newConverter(enc, s.info.Channels)
-	s.raw = make([]byte, readBlock/2)
+	if err != nil {
+		return nil, err
+	}
+	if s.dec != nil {
+		s.info = s.dec.info
+	} else {
+		s.conv = newConverter(enc, s.info.Channels)
+		s.raw = make([]byte, readBlock/2)
+	}
 	s.rs = NewResampler(s.info.SampleRate, TargetRate)
 	return s, nil
 }
 
-// Info describes the input as stored (its own rate and channels). For WAV,
-// Frames is what the header claims, -1 when unknown; for raw input it is
+// Info describes the input as stored (its own rate and channels). Frames
+// is what the header claims, -1 when unknown: for WAV, the data chunk's
+// size; for MP3, a Xing/Info tag's frame count less the encoder delay and
+// padding of a LAME tag; for FLAC, STREAMINFO's count. For raw input it is
 // -1.
 func (s *Stream) Info() Info { return s.info }
 
 // Warnings returns the non-fatal problems met so far (truncated data,
-// clipped float samples), each prefixed with the stream's name.
-func (s *Stream) Warnings() []string { return s.warn }
+// clipped float samples, bytes skipped in MP3), each prefixed with the
+// stream's name.
+func (s *Stream) Warnings() []string {
+	if s.dec != nil {
+		return s.dec.warn
+	}
+	return s.warn
+}
 
 // Read fills dst with up to len(dst) mono 16 kHz samples and returns how
 // many it wrote. It reads from the underlying reader only when no decoded
-// samples are pending, and returns as soon as one read yields output. At
-// the end of the input it returns 0, io.EOF; a read error from the
-// underlying reader is returned (wrapped) after the samples before it.
+// samples are pending, and returns as soon as one read (for MP3 and FLAC,
+// one frame) yields output. At the end of the input it returns 0, io.EOF.
+// An error (a read error from the underlying reader, wrapped; MP3 or FLAC
+// data that cannot be decoded, as a *FormatError or *UnsupportedError) is
+// returned after all the samples before it.
 func (s *Stream) Read(dst []float32) (int, error) {
 	if len(dst) == 0 {
 		return 0, nil
@@ -124,9 +155,28 @@ func (s *Stream) Read(dst []float32) (int, error) {
 	return n, nil
 }
 
-// fill makes one read from the input and decodes it into s.out.
+// fill decodes one read from the input (one frame of MP3 or FLAC) into
+// s.out. At the end of the input or at an error it flushes the resampler,
+// so that the samples before an error come out too.
 func (s *Stream) fill() {
 	s.out, s.pos = s.out[:0], 0
+	var err error
+	if s.dec != nil {
+		s.mono, err = s.dec.read(s.mono[:0])
+	} else {
+		err = s.readPCM()
+	}
+	s.out = s.rs.Process(s.out, s.mono)
+	if err != nil {
+		s.out = s.rs.Flush(s.out)
+		s.err = err
+	}
+}
+
+// readPCM makes one read of WAV or raw sample data and converts the whole
+// frames it completes into s.mono. At the end of the data it returns
+// io.EOF, having added the warnings about it to s.warn.
+func (s *Stream) readPCM() error {
 	want := len(s.raw) - s.carry
 	if s.left >= 0 {
 		want = int(min(int64(want), s.left))
@@ -145,7 +195,6 @@ func (s *Stream) fill() {
 	tot := s.carry + n
 	whole := tot / s.conv.frame * s.conv.frame
 	s.mono = s.conv.appendFrames(s.mono[:0], s.raw[:whole])
-	s.out = s.rs.Process(s.out, s.mono)
 	s.carry = copy(s.raw, s.raw[whole:tot])
 	if s.left == 0 && err == nil {
 		err = io.EOF
@@ -160,16 +209,15 @@ func (s *Stream) fill() {
 			s.warn = append(s.warn, fmt.Sprintf("%s: data ends with a partial frame; last %d bytes ignored", name, s.carry))
 		}
 		s.warn = append(s.warn, s.conv.warnings(s.name)...)
-		s.out = s.rs.Flush(s.out)
-		s.err = io.EOF
+		return io.EOF
 	case err != nil:
-		s.err = fmt.Errorf("%s: reading sample data: %w", fileName(s.name), err)
+		return fmt.Errorf("%s: reading sample data: %w", fileName(s.name), err)
 	case n == 0:
-		s.zero++
-		if s.zero >= maxZeroReads {
-			s.err = io.ErrNoProgress
+		if s.zero++; s.zero >= maxZeroReads {
+			return io.ErrNoProgress
 		}
 	default:
 		s.zero = 0
 	}
+	return nil
 }

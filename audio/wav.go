@@ -56,7 +56,7 @@ const (
 	initialCap = 1 << 16
 )
 
-// wavHeader is what parseHeader learns before the sample data.
+// wavHeader is what parseRIFF learns before the sample data.
 type wavHeader struct {
 	info     Info
 	enc      encoding
@@ -65,7 +65,7 @@ type wavHeader struct {
 	warnings []string
 }
 
-// headerMode says what parseHeader does with a data chunk found before the
+// headerMode says what parseRIFF does with a data chunk found before the
 // fmt chunk.
 type headerMode int
 
@@ -117,7 +117,8 @@ func readMagic(r io.Reader) (magic []byte, whole io.Reader, err error) {
 	return b[:n], io.MultiReader(bytes.NewReader(b[:n]), r), err
 }
 
-// sniff names the format of a non-RIFF input from its first bytes.
+// sniff names the format of an input that is neither RIFF nor
+// looksCompressed from its first bytes.
 func sniff(name string, b []byte) error {
 	has := func(p string) bool { return bytes.HasPrefix(b, []byte(p)) }
 	switch {
@@ -128,10 +129,6 @@ func sniff(name string, b []byte) error {
 	}
 	kind := "no RIFF header"
 	switch {
-	case looksMP3(b): // Decode reads these (looksCompressed); a Stream does not
-		kind = "looks like MP3, which Decode and ReadFile read but a Stream does not"
-	case looksFLAC(b):
-		kind = "looks like FLAC, which Decode and ReadFile read but a Stream does not"
 	case has("OggS"):
 		kind = "looks like Ogg"
 	case has("FORM"):
@@ -148,16 +145,9 @@ func sniff(name string, b []byte) error {
 	return formatErr(name, ErrNotWAV, "not a WAV file (%s)", kind)
 }
 
-// parseHeader reads the RIFF header and chunks up to the start of the
-// sample data.
-func parseHeader(r io.Reader, name string, mode headerMode) (*wavHeader, error) {
-	var riff [12]byte
-	n, err := io.ReadFull(r, riff[:])
-	return parseRIFF(r, name, mode, riff[:n], err)
-}
-
-// parseRIFF is parseHeader after the first 12 bytes of r were read into
-// riff (fewer when that read failed with err).
+// parseRIFF reads the RIFF header and chunks up to the start of the
+// sample data, the first 12 bytes of the input already read from r into
+// riff (fewer when that read failed with err: see readMagic).
 func parseRIFF(r io.Reader, name string, mode headerMode, riff []byte, err error) (*wavHeader, error) {
 	switch {
 	case err == io.EOF || err == io.ErrUnexpectedEOF:
@@ -414,7 +404,11 @@ func sizeHint(r io.Reader) int64 {
 func DecodeInfo(r io.Reader, name string) (Info, error) {
 	magic, whole, err := readMagic(r)
 	if looksCompressed(magic) {
-		return compressedInfo(whole, name)
+		c, err := openCompressed(whole, name, "")
+		if err != nil {
+			return Info{}, err
+		}
+		return c.info, nil
 	}
 	h, err := parseRIFF(r, name, skipEarlyData, magic, err)
 	if err != nil {

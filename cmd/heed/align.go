@@ -187,9 +187,9 @@ const hugeSamples = 4 << 20
 func readAudioStream(ctx context.Context, e *env, path string) ([]float32, bool, error) {
 	var r io.Reader = e.Stdin
 	// The header's frame count sizes the buffer only up to what the file
-	// can hold (a byte a frame at least), or 10 minutes from a pipe: a
-	// header may lie.
-	maxFrames := int64(10 * 60 * audio.MaxRate)
+	// can hold (a WAV file a byte a frame at least, MP3 an eighth: 8
+	// kbit/s at 8 kHz), or 10 minutes from a pipe: a header may lie.
+	maxFrames, size := int64(10*60*audio.MaxRate), int64(-1)
 	if path != "-" {
 		f, err := os.Open(path)
 		if err != nil {
@@ -197,19 +197,19 @@ func readAudioStream(ctx context.Context, e *env, path string) ([]float32, bool,
 		}
 		defer f.Close()
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-			maxFrames = fi.Size()
+			size = fi.Size()
 		}
 		r = f
 	}
-	br := bufio.NewReaderSize(r, 1<<16)
-	if b, _ := br.Peek(4); string(b) != "RIFF" {
-		// A Stream reads WAV only: MP3 and FLAC are decoded whole (and
-		// anything else gets Decode's error, the same as NewStream's).
-		return readAudioWhole(ctx, e, ctxReader{ctx, br}, path)
-	}
-	s, err := audio.NewStream(br, path, audio.StreamOptions{})
+	s, err := audio.NewStream(bufio.NewReaderSize(r, 1<<16), path, audio.StreamOptions{})
 	if err != nil {
 		return nil, false, err
+	}
+	switch c := s.Info().Container; {
+	case size >= 0 && (c == "mp3" || c == "flac"):
+		maxFrames = 8 * size
+	case size >= 0:
+		maxFrames = size
 	}
 	var out []float32
 	mapped := 0 // capacity of the thp.Floats buffer, if any
@@ -240,36 +240,6 @@ func readAudioStream(ctx context.Context, e *env, path string) ([]float32, bool,
 	}
 	// An append past a lying header's length moved the samples to the heap.
 	return out, mapped > 0 && cap(out) == mapped, nil
-}
-
-// readAudioWhole decodes all of r with audio.Decode (MP3 and FLAC, which
-// a Stream does not read) and resamples it to 16 kHz. The full-rate
-// samples are held until then. r should stop at ctx's end (ctxReader).
-func readAudioWhole(ctx context.Context, e *env, r io.Reader, path string) ([]float32, bool, error) {
-	c, err := audio.Decode(r, path)
-	if cerr := ctx.Err(); cerr != nil {
-		return nil, false, fmt.Errorf("%s: %w", path, cerr)
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	for _, w := range c.Warnings {
-		fmt.Fprintf(e.Stderr, "heed: warning: %s\n", w)
-	}
-	return audio.Resample(c.Samples, c.Rate, 16000), false, nil
-}
-
-// ctxReader reads from r until ctx ends, then fails with ctx's error.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }
 
 // openErr is os.Open's error as "FILE: problem" (without "open FILE:").

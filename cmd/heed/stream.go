@@ -20,11 +20,16 @@ import (
 func init() {
 	register(&command{
 		Name:  "stream",
-		Usage: "heed stream [--input wav|s16le|f32le] [--rate HZ] [--channels N] [--format json|text] [--model FILE] < AUDIO",
+		Usage: "heed stream [--input wav|mp3|flac|s16le|f32le] [--rate HZ] [--channels N] [--format json|text] [--model FILE] < AUDIO",
 		Short: "transcribe audio arriving on standard input, as it arrives",
-		Long: `Stream reads audio from standard input while it arrives (a WAV stream, whose
-header may give no length, or raw PCM with --input s16le or f32le at --rate
-and --channels) and prints JSON lines as it hears speech:
+		Long: `Stream reads audio from standard input while it arrives and prints JSON
+lines as it hears speech. The input is WAV, whose header may give no
+length, or MP3 or FLAC, told by their first bytes as for heed transcribe
+and decoded a frame at a time as they arrive (curl -s URL | heed stream;
+ffmpeg -i IN -f flac - | heed stream); --input mp3 or flac accepts only
+that format, and --input mp3 also an MP3 stream joined in the middle of a
+frame (an internet radio's), read from its next frame. Raw PCM needs
+--input s16le or f32le, with --rate and --channels:
 
   {"type": "partial", "start": 1.23, "end": 2.10, "text": "..."}
   {"type": "final", "start": 1.23, "end": 3.45, "text": "...", "words": [...]}
@@ -43,9 +48,11 @@ Speech is told from silence and noise by the model's own posteriors
 room yields no lines. An utterance ends at a pause in speech of at
 least --min-pause, or after --max-segment of speech without one, which
 bounds both the latency and the memory used. The end of the input, Ctrl-C
-(SIGINT) and SIGTERM close the open utterance with a final line and exit 0.`,
+(SIGINT) and SIGTERM close the open utterance with a final line and exit 0.
+A read error or MP3 or FLAC data that cannot be decoded closes it too, then
+exits 1 with the error ("heed: -: corrupt FLAC data after ...").`,
 		Flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
-			input := fs.String("input", "wav", "input encoding: wav, s16le or f32le")
+			input := fs.String("input", "wav", "input format: wav (which reads MP3 and FLAC too, told by their first bytes), mp3, flac, s16le or f32le")
 			rate := fs.Int("rate", 16000, "sample rate of raw input, Hz")
 			channels := fs.Int("channels", 1, "channels of raw input (averaged to mono)")
 			modelPath := fs.String("model", "", "model file (default: the embedded English model)")
@@ -66,9 +73,9 @@ bounds both the latency and the memory used. The end of the input, Ctrl-C
 					return usagef("stream reads standard input; unexpected argument %q", args[0])
 				}
 				switch *input {
-				case "wav", "s16le", "f32le":
+				case "wav", "mp3", "flac", "s16le", "f32le":
 				default:
-					return usagef("unknown --input %q (want wav, s16le or f32le)", *input)
+					return usagef("unknown --input %q (want wav, mp3, flac, s16le or f32le)", *input)
 				}
 				if *format != "json" && *format != "text" {
 					return usagef("unknown --format %q (want json or text)", *format)

@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -23,6 +24,7 @@ import (
 	"time"
 
 	"github.com/heed-asr/heed/audio"
+	"github.com/heed-asr/heed/model/train"
 )
 
 // s16 encodes samples as raw s16le.
@@ -281,7 +283,7 @@ func TestStreamInputs(t *testing.T) {
 		}
 	}
 	for _, args := range [][]string{
-		{"stream", "--input", "mp3"},
+		{"stream", "--input", "ogg"},
 		{"stream", "extra.wav"},
 		{"stream", "--min-pause", "20s"},
 		{"stream", "--format", "srt"},
@@ -289,6 +291,62 @@ func TestStreamInputs(t *testing.T) {
 		if r := heed(t, "", args...); r.code != 2 {
 			t.Errorf("heed %q: exit %d, want 2", args, r.code)
 		}
+	}
+}
+
+// TestStreamCompressed pipes testdata/hello.mp3 and testdata/hello.flac,
+// copies of hello.wav (testdata/README.md), into heed stream, told by
+// their first bytes and named with --input. Each gives one final line and
+// exit 0: the lossless FLAC exactly the WAV's, the MP3 a text within 5
+// characters of it. FLAC damaged after the first second (a frame's CRC
+// fails) closes the utterance heard so far with a final, then exits 1
+// naming "-" and the damage; MP3 given to --input flac is refused.
+func TestStreamCompressed(t *testing.T) {
+	dir := filepath.Join("..", "..", "testdata")
+	stream := func(in []byte, args ...string) result {
+		t.Helper()
+		return heed(t, string(in), append([]string{"stream", "--beam", "1", "--format", "text"}, args...)...)
+	}
+	ref := stream(readAll(t, filepath.Join(dir, "hello.wav")))
+	if f := strings.Split(strings.TrimSpace(ref.stdout), "\t"); ref.code != 0 || len(f) != 3 || f[2] == "" {
+		t.Fatalf("hello.wav: exit %d, stdout %q, stderr %q", ref.code, ref.stdout, ref.stderr)
+	}
+	want := strings.Split(strings.TrimSpace(ref.stdout), "\t")[2]
+	mp3, flac := readAll(t, filepath.Join(dir, "hello.mp3")), readAll(t, filepath.Join(dir, "hello.flac"))
+	for _, tc := range []struct {
+		name     string
+		in       []byte
+		input    string
+		maxEdits int
+	}{
+		{"mp3", mp3, "wav", 5}, {"mp3", mp3, "mp3", 5},
+		{"flac", flac, "wav", 0}, {"flac", flac, "flac", 0},
+	} {
+		r := stream(tc.in, "--input", tc.input)
+		f := strings.Split(strings.TrimSpace(r.stdout), "\t")
+		if r.code != 0 || r.stderr != "" || len(f) != 3 {
+			t.Errorf("%s, --input %s: exit %d, stdout %q, stderr %q; want one final", tc.name, tc.input, r.code, r.stdout, r.stderr)
+			continue
+		}
+		if tc.maxEdits == 0 && r.stdout != ref.stdout {
+			t.Errorf("%s, --input %s: %q, want the WAV's %q", tc.name, tc.input, r.stdout, ref.stdout)
+		}
+		if d := train.EditDistance([]rune(f[2]), []rune(want)); f[2] == "" || d > tc.maxEdits {
+			t.Errorf("%s, --input %s: %q, %d edits from the WAV's %q (want at most %d)", tc.name, tc.input, f[2], d, want, tc.maxEdits)
+		}
+	}
+
+	bad := slices.Clone(flac)
+	bad[len(bad)*3/4] ^= 0x10
+	r := stream(bad)
+	if r.code != 1 || !strings.Contains(r.stderr, "heed: -: corrupt FLAC data after ") || !strings.Contains(r.stderr, "CRC") {
+		t.Errorf("damaged FLAC: exit %d, stderr %q; want 1 and the damage named", r.code, r.stderr)
+	}
+	if f := strings.Split(strings.TrimSpace(r.stdout), "\t"); len(f) != 3 || f[2] == "" {
+		t.Errorf("damaged FLAC: stdout %q, want the final of what came before the damage", r.stdout)
+	}
+	if r := stream(mp3, "--input", "flac"); r.code != 1 || !strings.Contains(r.stderr, "heed: -: not a FLAC stream") {
+		t.Errorf("MP3 as --input flac: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
 
