@@ -178,6 +178,10 @@ if step lmtext raw/cvpool/en_sentences.txt; then
   cat real/real_train_mix.jsonl extra/commonvoice_train.jsonl extra/precise_train.jsonl extra/mfa_train.jsonl |
     jq -r 'select((.source // "" | startswith("wakeword")) | not) | .text' | awk '!seen[$0]++' >real/real_text.txt
   jq -r .text cv13/cv13_train.jsonl | awk 'NR == FNR { seen[$0] = 1; next } !seen[$0]++' real/real_text.txt - >cv13/cv13_text.txt
+  # libri_text.txt: the distinct transcripts of the LibriSpeech training
+  # clips (book prose); an4_text.txt: AN4's (spelled words, numbers).
+  cat minilibri/librispeech_train.jsonl libri2/librispeech_train.jsonl | jq -r .text | awk '!seen[$0]++' >libri2/libri_text.txt
+  jq -r .text an4/an4_train.jsonl | awk '!seen[$0]++' >an4/an4_text.txt
   extract skanderbenalaya/common-voice raw/cvpool server/data/en/
   (for f in raw/cvpool/server/data/en/*.txt; do cat "$f"; echo; done) >raw/cvpool/en_sentences.txt.tmp
   mv raw/cvpool/en_sentences.txt.tmp raw/cvpool/en_sentences.txt
