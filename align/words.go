@@ -163,10 +163,12 @@ func AlignText(txt *normalize.Text, att []float32, T int, opts Options) ([]Word,
 		// Nothing in this audio rises above its floor (digital silence, a
 		// steady tone or hum): no word can have been placed by its sound,
 		// however sure the paths were (they agree on silence, and the
-		// refinement finds no pause to move an edge to).
+		// refinement finds no pause to move an edge to), nor a word left
+		// to interpolation between them.
 		for i := range spoken {
+			spoken[i].Confidence = 0
 			if spoken[i].Status != StatusInterpolated {
-				spoken[i].Confidence, spoken[i].Status = 0, StatusUncertain
+				spoken[i].Status = StatusUncertain
 			}
 		}
 	}
