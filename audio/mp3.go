@@ -176,7 +176,7 @@ func readMP3Start(br *bufio.Reader, name string, tagged, resync bool) (*mp3Start
 			return nil, mp3Header(0).check(name) // too short for a frame header
 		}
 		h = mp3Header(binary.BigEndian.Uint32(b))
-		if !tagged && !resync || tagged && h.valid() || resync && h.valid() && (st.junk == 0 || nextFrameFollows(br, h)) {
+		if !tagged && !resync || h.valid() && (!resync || st.junk == 0 || nextFrameFollows(br, h)) {
 			break
 		}
 		if st.junk++; st.junk > maxMP3Junk {
@@ -330,9 +330,8 @@ type mp3Decoder struct {
 	dec    *mp3.Decoder // made by the first decode: it reads a frame
 	conv   converter    // go-mp3 always gives 16-bit stereo
 	pcm    []byte       // go-mp3's output: one frame at most
-	mono   []float32
-	skip   int64 // samples still to drop at the start
-	keep   int64 // samples still to keep; -1: all
+	skip   int64        // samples still to drop at the start
+	keep   int64        // samples still to keep; -1: all
 }
 
 // newMP3Decoder decodes the frames of br after its first, as
@@ -358,15 +357,16 @@ func (d *mp3Decoder) decode(dst []float32, n int64) ([]float32, error) {
 	if err != nil && err != io.EOF {
 		return dst, formatErr(d.name, err, "corrupt MP3 data after %d samples: %v", n, err)
 	}
-	mono := d.conv.appendFrames(d.mono[:0], d.pcm[:k/4*4])
-	d.mono = mono
-	cut := min(d.skip, int64(len(mono)))
-	mono, d.skip = mono[cut:], d.skip-cut
-	if d.keep >= 0 {
-		mono = mono[:min(d.keep, int64(len(mono)))]
-		d.keep -= int64(len(mono))
+	start := len(dst)
+	dst = d.conv.appendFrames(dst, d.pcm[:k/4*4])
+	if cut := min(d.skip, int64(len(dst)-start)); cut > 0 {
+		dst, d.skip = append(dst[:start], dst[start+int(cut):]...), d.skip-cut
 	}
-	return append(dst, mono...), err
+	if d.keep >= 0 {
+		kept := min(d.keep, int64(len(dst)-start))
+		dst, d.keep = dst[:start+int(kept)], d.keep-kept
+	}
+	return dst, err
 }
 
 func (d *mp3Decoder) finish(int64) []string {
